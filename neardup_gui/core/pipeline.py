@@ -1,0 +1,422 @@
+"""The screening pipeline: normalize -> shingle -> candidates -> verify -> flags.
+
+Documents and raw texts in, verified ``Candidate`` records out. No file I/O, no printing.
+
+Stages:
+1. ``prepare``: normalize every usable text, build its shingle set (sorted uint64 hashes) and the
+   digest of its normalized text. Texts with no shingle get status ``no_shingles``.
+2. exact groups: identical normalized texts; one representative per group goes further.
+3. candidates: MinHash signatures + banded LSH (Jaccard), and the sampled containment index.
+4. verify: exact Jaccard and containment on the shingle sets for every proposed pair; pairs reaching
+   the Jaccard threshold or the containment threshold (or identical) are kept; shared passages are
+   aligned on the normalized texts and mapped back to raw offsets.
+5. flags: revision, template, quotation and containment checks (``core.flags``).
+
+LSH only proposes; exact scores decide.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from neardup_gui.core import shingles as sh
+from neardup_gui.core.diffspans import PairDiff, pair_diff
+from neardup_gui.core.methods import exact
+from neardup_gui.core.methods.containment import containment_pairs
+from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
+from neardup_gui.core.normalize import Normalized, normalize
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import (
+    FLAG_CONTAINED,
+    FLAG_EXACT_BYTES,
+    FLAG_EXACT_NORMALIZED,
+    METHOD_CONTAINMENT,
+    METHOD_EXACT,
+    METHOD_MINHASH,
+    STATUS_NO_SHINGLES,
+    STATUS_OK,
+    Candidate,
+    Document,
+    FlagEvidence,
+    ScreenParams,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Prepared", "ScreenResult", "prepare", "propose", "verify_pairs", "screen", "banding"]
+
+SHARED_SAMPLE_SIZE = 20
+
+
+@dataclass
+class Prepared:
+    """Shingle sets of the usable documents, indexed 0..n-1 in manifest order.
+
+    Attributes:
+        doc_ids: doc_id per index.
+        hashes: Sorted unique uint64 shingle hashes per index (non-empty).
+        digests: Digest of the normalized text per index.
+        no_shingles: doc_ids whose normalized text is shorter than k (not compared).
+        normalized_chars: Length of each normalized text.
+    """
+
+    doc_ids: list[str]
+    hashes: list[np.ndarray]
+    digests: list[bytes]
+    no_shingles: list[str]
+    normalized_chars: list[int]
+    _index: dict[str, int] = field(default_factory=dict)
+
+    def index(self, doc_id: str) -> int:
+        if not self._index:
+            self._index = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._index[doc_id]
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    """What ``screen`` found.
+
+    Attributes:
+        documents: The manifest with final statuses (``no_shingles`` applied).
+        candidates: Verified pairs, sorted by Jaccard descending then paths.
+        bands, rows: LSH banding used.
+        counts: Pairs proposed per method, verified, kept, capped buckets, ...
+        notes: Warnings worth showing to the user.
+    """
+
+    documents: tuple[Document, ...]
+    candidates: tuple[Candidate, ...]
+    bands: int
+    rows: int
+    counts: dict[str, int]
+    notes: tuple[str, ...]
+
+
+def banding(params: ScreenParams) -> tuple[int, int]:
+    """The (bands, rows) a screen uses: explicit ones, or datasketch's optimum for the threshold."""
+    if params.bands is not None and params.rows is not None:
+        return params.bands, params.rows
+    return optimal_bands_rows(params.threshold, params.num_perm)
+
+
+def prepare(
+    doc_ids: Sequence[str],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    progress: Progress = NULL_PROGRESS,
+) -> Prepared:
+    """Normalize and shingle the given documents.
+
+    Args:
+        doc_ids: Documents to prepare, in manifest order.
+        texts: doc_id -> raw text.
+        params: k and normalization rules are used.
+        progress: Reports stage ``normalize``.
+    """
+    out = Prepared([], [], [], [], [])
+    total = len(doc_ids)
+    for n, doc_id in enumerate(doc_ids, 1):
+        cps = normalize(texts[doc_id], params.normalize).cps
+        hashes = sh.shingle_set(cps, params.k)
+        if hashes.size == 0:
+            out.no_shingles.append(doc_id)
+        else:
+            out.doc_ids.append(doc_id)
+            out.hashes.append(hashes)
+            out.digests.append(exact.normalized_digest(cps))
+            out.normalized_chars.append(int(cps.size))
+        if n % 256 == 0 or n == total:
+            progress.check()
+            progress.report("normalize", n, total)
+    return out
+
+
+@dataclass
+class Proposals:
+    """Pairs proposed by each method, as (i, j) index pairs into ``Prepared`` with i < j."""
+
+    by_method: dict[str, set[tuple[int, int]]]
+    exact_group_of: list[int]
+    signatures: np.ndarray
+    rep_of_index: list[int]
+    capped_buckets: int = 0
+    boilerplate_samples: int = 0
+
+    def all_pairs(self) -> list[tuple[int, int]]:
+        pairs: set[tuple[int, int]] = set()
+        for s in self.by_method.values():
+            pairs |= s
+        return sorted(pairs)
+
+    def methods_of(self, pair: tuple[int, int]) -> tuple[str, ...]:
+        return tuple(m for m, s in self.by_method.items() if pair in s)
+
+
+def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_PROGRESS) -> Proposals:
+    """Exact groups, MinHash LSH pairs and containment pairs over prepared documents."""
+    n = len(prepared)
+    groups = exact.group_by_digest(prepared.digests)
+    group_of = [0] * n
+    reps: list[int] = []
+    for g, members in enumerate(groups):
+        reps.append(members[0])
+        for m in members:
+            group_of[m] = g
+    by_method: dict[str, set[tuple[int, int]]] = {METHOD_EXACT: set(), METHOD_MINHASH: set()}
+    for members in groups:
+        by_method[METHOD_EXACT].update(exact.pairs_within(members))
+
+    bands, rows = banding(params)
+    rep_hashes = [prepared.hashes[r] for r in reps]
+    sigs = signatures([sh.minhash_values(h) for h in rep_hashes], params.num_perm, params.seed, progress)
+    rep_pairs, capped = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress)
+
+    def expand(gi: int, gj: int) -> list[tuple[int, int]]:
+        return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups[gi], groups[gj])]
+
+    for gi, gj in rep_pairs.tolist():
+        by_method[METHOD_MINHASH].update(expand(gi, gj))
+    ignored = 0
+    if params.containment_threshold > 0:
+        by_method[METHOD_CONTAINMENT] = set()
+        cpairs, ignored = containment_pairs(
+            rep_hashes, params.containment_threshold, params.containment_sample, params.bucket_cap, progress
+        )
+        for gi, gj in cpairs.tolist():
+            by_method[METHOD_CONTAINMENT].update(expand(gi, gj))
+    rep_of_index = [group_of[i] for i in range(n)]
+    return Proposals(by_method, group_of, sigs, rep_of_index, capped, ignored)
+
+
+def _intersection_size(a: np.ndarray, b: np.ndarray) -> int:
+    if a.size > b.size:
+        a, b = b, a
+    if a.size == 0:
+        return 0
+    idx = np.searchsorted(b, a)
+    idx[idx >= b.size] = b.size - 1
+    return int(np.count_nonzero(b[idx] == a))
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """Exact set scores of one pair (shares in [0, 1])."""
+
+    shared: int
+    size_left: int
+    size_right: int
+
+    @property
+    def jaccard(self) -> float:
+        union = self.size_left + self.size_right - self.shared
+        return self.shared / union if union else 0.0
+
+    @property
+    def containment_left(self) -> float:
+        return self.shared / self.size_left if self.size_left else 0.0
+
+    @property
+    def containment_right(self) -> float:
+        return self.shared / self.size_right if self.size_right else 0.0
+
+
+def pair_scores(a: np.ndarray, b: np.ndarray) -> PairScores:
+    """Exact Jaccard and containment of two sorted unique hash arrays."""
+    return PairScores(_intersection_size(a, b), int(a.size), int(b.size))
+
+
+def verify_pairs(
+    prepared: Prepared,
+    proposals: Proposals,
+    documents: Mapping[str, Document],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    progress: Progress = NULL_PROGRESS,
+) -> tuple[list[Candidate], int, dict[tuple[str, str], PairDiff]]:
+    """Score every proposed pair exactly and keep those that pass.
+
+    A pair passes when its Jaccard reaches ``params.threshold``, when one document's containment in
+    the other reaches ``params.containment_threshold`` (if > 0), or when the normalized texts are
+    identical.
+
+    Returns:
+        (kept candidates with shared passages, number of proposed pairs rejected, the alignment of
+        each kept pair keyed by (left, right) doc_ids for the flags stage).
+    """
+    pairs = proposals.all_pairs()
+    total = len(pairs)
+    kept: list[Candidate] = []
+    rejected = 0
+    diffs: dict[tuple[str, str], PairDiff] = {}
+    norm_cache: dict[str, Normalized] = {}
+
+    def norm(doc_id: str) -> Normalized:
+        got = norm_cache.get(doc_id)
+        if got is None:
+            got = norm_cache[doc_id] = normalize(texts[doc_id], params.normalize)
+        return got
+
+    ct = params.containment_threshold
+    for n, (i, j) in enumerate(pairs, 1):
+        if n % 64 == 0:
+            progress.check()
+            progress.report("verify", n, total)
+        li, ri = prepared.doc_ids[i], prepared.doc_ids[j]
+        if documents[li].path > documents[ri].path:
+            i, j, li, ri = j, i, ri, li
+        same_group = proposals.exact_group_of[i] == proposals.exact_group_of[j]
+        if same_group:
+            scores = PairScores(prepared.hashes[i].size, prepared.hashes[i].size, prepared.hashes[j].size)
+        else:
+            scores = pair_scores(prepared.hashes[i], prepared.hashes[j])
+        jac = scores.jaccard
+        cmax = max(scores.containment_left, scores.containment_right)
+        if not (same_group or jac >= params.threshold or (ct > 0 and cmax >= ct)):
+            rejected += 1
+            continue
+        gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
+        est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
+        flags: list[str] = []
+        evidence: list[FlagEvidence] = []
+        if same_group:
+            flags.append(FLAG_EXACT_NORMALIZED)
+            if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
+                flags.append(FLAG_EXACT_BYTES)
+        elif ct > 0 and cmax >= ct and min(scores.containment_left, scores.containment_right) < ct:
+            flags.append(FLAG_CONTAINED)
+            inside = "left inside right" if scores.containment_left >= scores.containment_right else "right inside left"
+            evidence.append(FlagEvidence(FLAG_CONTAINED, note=inside))
+        ln, rn = norm(li), norm(ri)
+        diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
+        wanted = np.intersect1d(prepared.hashes[i], prepared.hashes[j], assume_unique=True)
+        sample = sh.shingle_strings(ln.text, sh.window_hashes(ln.cps, params.k), wanted, params.k, SHARED_SAMPLE_SIZE)
+        methods = proposals.methods_of((min(i, j), max(i, j)))
+        length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
+        kept.append(
+            Candidate(
+                left=li,
+                right=ri,
+                methods=methods,
+                jaccard=jac,
+                containment_left=scores.containment_left,
+                containment_right=scores.containment_right,
+                minhash_estimate=est,
+                shared_shingles=scores.shared,
+                shingles_left=scores.size_left,
+                shingles_right=scores.size_right,
+                length_ratio=length_ratio,
+                score=jac,
+                flags=tuple(flags),
+                shared_sample=tuple(sample),
+                segments=diff.segments,
+                evidence=tuple(evidence),
+            )
+        )
+        diffs[(li, ri)] = diff
+    progress.report("verify", total, total)
+    return kept, rejected, diffs
+
+
+def sort_candidates(candidates: Sequence[Candidate], documents: Mapping[str, Document]) -> list[Candidate]:
+    """Jaccard descending, then left path, then right path (deterministic output)."""
+    return sorted(
+        candidates,
+        key=lambda c: (-round(c.jaccard, 12), documents[c.left].path, documents[c.right].path),
+    )
+
+
+def screen(
+    documents: Sequence[Document],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    progress: Progress = NULL_PROGRESS,
+) -> ScreenResult:
+    """Run the whole pipeline on documents already read.
+
+    Args:
+        documents: The manifest (any statuses; only ``ok`` documents are compared).
+        texts: doc_id -> raw text for the ``ok`` documents.
+        params: Screening parameters.
+        progress: Carries stage, counts and cancellation.
+
+    Returns:
+        A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
+    """
+    by_id = {d.doc_id: d for d in documents}
+    usable = [d.doc_id for d in documents if d.status == STATUS_OK]
+    prepared = prepare(usable, texts, params, progress)
+    no_sh = set(prepared.no_shingles)
+    final_docs = tuple(
+        replace(
+            d,
+            status=STATUS_NO_SHINGLES,
+            message=f"normalized text shorter than k={params.k} characters; not compared",
+        )
+        if d.doc_id in no_sh
+        else d
+        for d in documents
+    )
+    by_id = {d.doc_id: d for d in final_docs}
+    bands, rows = banding(params)
+    notes: list[str] = []
+    counts: dict[str, int] = {"documents_compared": len(prepared)}
+    if len(prepared) < 2:
+        notes.append("fewer than two usable documents: nothing to compare")
+        return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes))
+    proposals = propose(prepared, params, progress)
+    for method, pairs in proposals.by_method.items():
+        counts[f"proposed_{method}"] = len(pairs)
+    counts["capped_buckets"] = proposals.capped_buckets
+    counts["boilerplate_samples_ignored"] = proposals.boilerplate_samples
+    if proposals.capped_buckets:
+        notes.append(
+            f"{proposals.capped_buckets} LSH buckets held more than {params.bucket_cap} documents and were "
+            "paired around their first member only (likely boilerplate)"
+        )
+    kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params, progress)
+    counts["proposed_pairs"] = len(proposals.all_pairs())
+    counts["rejected_by_verification"] = rejected
+    kept = _annotate(kept, diffs, prepared, texts, params, progress)
+    counts["candidates"] = len(kept)
+    return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))
+
+
+def _annotate(
+    kept: list[Candidate],
+    diffs: Mapping[tuple[str, str], PairDiff],
+    prepared: Prepared, texts: Mapping[str, str], params: ScreenParams, progress: Progress
+) -> list[Candidate]:
+    """Flags stage: revision, template, quotation checks when ``core.flags`` is available."""
+    try:
+        from neardup_gui.core import flags as flagmod
+    except ImportError:  # the flags module is optional while it is being built
+        return kept
+    template = flagmod.TemplateIndex.build(prepared.hashes)
+    out = []
+    total = len(kept)
+    for n, cand in enumerate(kept, 1):
+        i, j = prepared.index(cand.left), prepared.index(cand.right)
+        out.append(
+            flagmod.annotate(
+                cand,
+                texts[cand.left],
+                texts[cand.right],
+                diffs[(cand.left, cand.right)],
+                left_hashes=prepared.hashes[i],
+                right_hashes=prepared.hashes[j],
+                template=template,
+                containment_threshold=params.containment_threshold,
+            )
+        )
+        if n % 64 == 0 or n == total:
+            progress.check()
+            progress.report("flags", n, total)
+    return out

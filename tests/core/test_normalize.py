@@ -1,0 +1,73 @@
+"""Normalization: same result as whole-text NFKC + casefold + filter, and offsets that point at raw text."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from neardup_gui.core.normalize import normalize
+from neardup_gui.core.records import NormalizeOptions
+
+
+def reference(text: str, options: NormalizeOptions) -> str:
+    s = unicodedata.normalize("NFKC", text) if options.nfkc else text
+    s = s.casefold() if options.case == "casefold" else s.lower() if options.case == "lower" else s
+    if options.keep == "alnum":
+        return "".join(c for c in s if c.isalnum())
+    if options.keep == "whitespace":
+        return "".join(c for c in s if not c.isspace())
+    return "".join(c for c in s if not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp", "Zs"))
+
+
+SAMPLES = [
+    "资料，先备份！",
+    "资料整理说明  先备份原始稿件，再登记来源与版本！",
+    "ＡＢＣ１２３　全角字母与数字",
+    "面积 120㎡，温度 25℃，编号⑩，½ 份",
+    "Café résumé naïve e\u0301 Straße ǅ",
+    "한국어 텍스트 \u1100\u1161\u11a8",
+    "零宽\u200b字符\u200d与双向\u202e控制\u202c",
+    "扩展B：\U00020000\U0002A6D6 表情😀",
+]
+
+
+@pytest.mark.parametrize("preset", ["alnum", "punct", "whitespace"])
+@pytest.mark.parametrize("text", SAMPLES)
+def test_normalized_text_equals_whole_text_rules(text: str, preset: str) -> None:
+    options = NormalizeOptions.preset(preset)
+    assert normalize(text, options).text == reference(text, options)
+
+
+def test_seed_example_keeps_only_letters_and_digits() -> None:
+    assert normalize("资料，先备份！").text == "资料先备份"
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_every_normalized_character_maps_back_to_its_raw_source(text: str) -> None:
+    n = normalize(text)
+    for i, ch in enumerate(n.text):
+        start, end = n.raw_span(i, i + 1)
+        raw = text[start:end]
+        assert ch in reference(raw, NormalizeOptions()), (ch, raw)
+
+
+def test_raw_span_of_a_passage_covers_the_punctuation_between() -> None:
+    text = "前言。资料，先备份！结尾"
+    n = normalize(text)
+    i = n.text.index("资料先备份")
+    start, end = n.raw_span(i, i + len("资料先备份"))
+    assert text[start:end] == "资料，先备份"
+
+
+def test_full_width_and_half_width_digits_normalize_alike() -> None:
+    assert normalize("资金３００万元").text == normalize("资金300万元").text
+
+
+def test_punctuation_is_kept_by_the_punct_preset_but_not_whitespace() -> None:
+    assert normalize("需要 审批，批准。", NormalizeOptions.preset("punct")).text == "需要审批,批准。"
+
+
+def test_empty_text_normalizes_to_empty() -> None:
+    n = normalize("")
+    assert n.text == "" and len(n) == 0

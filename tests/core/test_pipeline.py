@@ -1,0 +1,136 @@
+"""The screening pipeline on texts in memory (no files, no Qt)."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from neardup_gui.core.pipeline import screen
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.records import FLAG_CONTAINED, FLAG_EXACT_NORMALIZED, Document, ScreenParams
+
+SEED_TEXTS = {
+    "A": "资料整理说明：先备份原始稿件，再登记来源与版本。每周归档一次，保留修改记录。",
+    "B": "资料整理说明  先备份原始稿件，再登记来源与版本！每周归档一次；保留修改记录。",
+    "C": "资料整理说明：先备份原始稿件，再登记来源与版本。每天归档一次，保留修改记录。",
+    "D": "资料整理说明：本文供内部参考。摄影素材需要登记镜头焦距与拍摄位置。",
+    "E": "盆栽养护记录：观察叶片状态，按照土壤湿度调整浇水频率。",
+}
+SEED_PARAMS = ScreenParams(k=3, num_perm=64, bands=16, rows=4)
+
+
+def docs_for(texts: dict[str, str]) -> list[Document]:
+    return [
+        Document(k, "demo", "v1", f"{k}.txt", len(v.encode()), 0.0, f"sha-{k}", "utf-8", len(v), "ok")
+        for k, v in sorted(texts.items())
+    ]
+
+
+def pairs(result) -> dict[tuple[str, str], object]:
+    return {(c.left, c.right): c for c in result.candidates}
+
+
+def test_seed_example_finds_the_copy_and_the_revision_but_not_the_unrelated_text() -> None:
+    result = screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS)
+    found = pairs(result)
+    assert found[("A", "B")].jaccard == 1.0
+    assert FLAG_EXACT_NORMALIZED in found[("A", "B")].flags
+    assert round(found[("A", "C")].jaccard, 4) == 0.8235
+    assert not any("E" in key for key in found)
+    assert (result.bands, result.rows) == (16, 4)
+
+
+def test_shared_passages_point_at_the_same_raw_text_on_both_sides() -> None:
+    result = screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS)
+    cand = pairs(result)[("A", "C")]
+    assert cand.segments
+    for seg in cand.segments:
+        left = SEED_TEXTS["A"][seg.left_start : seg.left_end]
+        right = SEED_TEXTS["C"][seg.right_start : seg.right_end]
+        assert left == right and len(left) >= 3
+    assert "每周" not in "".join(SEED_TEXTS["A"][s.left_start : s.left_end] for s in cand.segments)
+
+
+def _random_text(rng: random.Random, n: int) -> str:
+    return "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(n))
+
+
+def test_an_excerpt_of_a_long_article_is_found_by_containment_despite_low_jaccard() -> None:
+    rng = random.Random(3)
+    long_text = _random_text(rng, 4000)
+    excerpt = long_text[1500:1900]
+    texts = {"long": long_text, "excerpt": excerpt, "other": _random_text(rng, 800)}
+    result = screen(docs_for(texts), texts, ScreenParams(k=5))
+    cand = pairs(result)[("excerpt", "long")]
+    assert cand.jaccard < 0.2
+    assert cand.containment_left == pytest.approx(1.0)
+    assert FLAG_CONTAINED in cand.flags
+    assert "containment" in cand.methods
+    assert len(result.candidates) == 1
+
+
+def test_without_the_containment_index_the_excerpt_is_not_reported() -> None:
+    rng = random.Random(3)
+    long_text = _random_text(rng, 4000)
+    texts = {"long": long_text, "excerpt": long_text[1500:1900]}
+    result = screen(docs_for(texts), texts, ScreenParams(k=5, containment_threshold=0.0))
+    assert result.candidates == ()
+
+
+def test_identical_texts_form_exact_groups_with_every_pair_reported() -> None:
+    rng = random.Random(5)
+    body = _random_text(rng, 600)
+    texts = {"a": body, "b": " " + body + "\n", "c": body.replace(body[10], body[10] + "，", 1), "x": _random_text(rng, 600)}
+    result = screen(docs_for(texts), texts, ScreenParams())
+    found = pairs(result)
+    assert set(found) == {("a", "b"), ("a", "c"), ("b", "c")}
+    assert all(FLAG_EXACT_NORMALIZED in c.flags and c.jaccard == 1.0 for c in found.values())
+
+
+def test_near_duplicates_in_a_larger_set_are_all_found_and_nothing_else() -> None:
+    rng = random.Random(11)
+    texts = {f"doc{i:03d}": _random_text(rng, 800) for i in range(120)}
+    planted = set()
+    for i in range(0, 30, 3):
+        src = texts[f"doc{i:03d}"]
+        chars = list(src)
+        for _ in range(20):  # ~2.5 % of characters changed
+            chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(3000))
+        texts[f"doc{i:03d}x"] = "".join(chars)
+        planted.add((f"doc{i:03d}", f"doc{i:03d}x"))
+    result = screen(docs_for(texts), texts, ScreenParams())
+    assert set(pairs(result)) == planted
+
+
+def test_texts_shorter_than_k_are_listed_as_not_compared() -> None:
+    texts = dict(SEED_TEXTS, F="短文")
+    result = screen(docs_for(texts), texts, SEED_PARAMS)
+    status = {d.doc_id: d.status for d in result.documents}
+    assert status["F"] == "no_shingles"
+    assert not any("F" in key for key in pairs(result))
+
+
+def test_same_input_gives_identical_results() -> None:
+    rng = random.Random(2)
+    texts = {f"d{i}": _random_text(rng, 300) for i in range(40)}
+    texts["d0x"] = texts["d0"][:250] + _random_text(rng, 30)
+    a = screen(docs_for(texts), texts, ScreenParams())
+    b = screen(docs_for(texts), texts, ScreenParams())
+    assert a.candidates == b.candidates and a.candidates
+
+
+def test_cancel_raises_and_returns_nothing() -> None:
+    event = threading.Event()
+    event.set()
+    with pytest.raises(Cancelled):
+        screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS, CallbackProgress(cancel_event=event))
+
+
+def test_progress_reaches_every_stage_in_order() -> None:
+    seen: list[str] = []
+    progress = CallbackProgress(lambda stage, done, total: seen.append(stage), min_interval=0)
+    screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS, progress)
+    order = list(dict.fromkeys(seen))
+    assert order[:4] == ["normalize", "shingle", "candidates", "verify"]

@@ -1,0 +1,41 @@
+"""Shingle sets: the hashed set behaves exactly like the set of k-character strings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neardup_gui.core import shingles as sh
+from neardup_gui.core.normalize import codepoints
+
+
+def string_shingles(text: str, k: int) -> set[str]:
+    return {text[i : i + k] for i in range(len(text) - k + 1)}
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 7, 32])
+def test_hash_set_has_one_value_per_distinct_shingle(k: int) -> None:
+    text = "资料先备份资料先备份再登记来源与版本每周归档一次保留修改记录" * 3 + "\U00020000abc"
+    hashes = sh.shingle_set(codepoints(text), k)
+    assert hashes.size == len(string_shingles(text, k))
+    assert np.all(np.diff(hashes.astype(np.float64)) > 0) or hashes.size <= 1
+
+
+def test_text_shorter_than_k_has_no_shingles() -> None:
+    assert sh.shingle_set(codepoints("资料"), 3).size == 0
+    assert sh.shingle_set(codepoints("资料先"), 3).size == 1
+
+
+def test_short_shingles_are_packed_without_collisions() -> None:
+    # For k <= 3 the window value is an exact packing of the code points: all 3-grams of a text with
+    # many distinct characters get distinct hashes.
+    text = "".join(chr(0x4E00 + i) for i in range(3000))
+    assert sh.shingle_set(codepoints(text), 3).size == 2998
+
+
+def test_shared_shingle_strings_come_back_in_text_order() -> None:
+    a, b = "先备份原始稿件", "原始稿件先备份"
+    ha, hb = sh.shingle_set(codepoints(a), 3), sh.shingle_set(codepoints(b), 3)
+    shared = np.intersect1d(ha, hb)
+    got = sh.shingle_strings(a, sh.window_hashes(codepoints(a), 3), shared, 3, limit=10)
+    assert got == ["先备份", "原始稿", "始稿件"]
