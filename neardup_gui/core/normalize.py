@@ -214,3 +214,35 @@ def normalize(text: str, options: NormalizeOptions | None = None) -> Normalized:
 def normalize_codepoints(text: str, options: NormalizeOptions | None = None) -> np.ndarray:
     """Normalized code points only (what shingling needs), as uint32."""
     return normalize(text, options).cps
+
+
+def normalize_batch(texts: list[str], options: NormalizeOptions | None = None) -> list[np.ndarray]:
+    """Normalized code points of many texts at once (no offset maps): what shingling needs.
+
+    One table lookup over the concatenated texts; texts with characters whose normalization depends
+    on their neighbours, or expands to several characters, go through ``normalize`` one by one.
+    Equal to ``[normalize(t, options).cps for t in texts]``.
+    """
+    options = options or NormalizeOptions()
+    if not texts:
+        return []
+    table = _table(options)
+    cps = codepoints("".join(texts))
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=bounds[1:])
+    table.fill(cps)
+    vals = table.values[cps]
+    keep = vals >= 0
+    kept_before = np.zeros(cps.size + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    special_before = np.zeros(cps.size + 1, dtype=np.int64)
+    np.cumsum((vals == _COMPLEX) | (vals == _MULTI), out=special_before[1:])
+    out_vals = vals[keep].astype(np.uint32)
+    result: list[np.ndarray] = []
+    for i, text in enumerate(texts):
+        lo, hi = bounds[i], bounds[i + 1]
+        if special_before[hi] - special_before[lo]:
+            result.append(normalize(text, options).cps)
+        else:
+            result.append(out_vals[kept_before[lo] : kept_before[hi]])
+    return result

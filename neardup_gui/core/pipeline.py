@@ -18,6 +18,7 @@ LSH only proposes; exact scores decide.
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -28,7 +29,7 @@ from neardup_gui.core.diffspans import PairDiff, pair_diff
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
-from neardup_gui.core.normalize import Normalized, normalize
+from neardup_gui.core.normalize import Normalized, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
     FLAG_CONTAINED,
@@ -50,6 +51,8 @@ log = logging.getLogger(__name__)
 __all__ = ["Prepared", "ScreenResult", "prepare", "propose", "verify_pairs", "screen", "banding"]
 
 SHARED_SAMPLE_SIZE = 20
+_PREPARE_BATCH = 256
+_THREADS = 2
 
 
 @dataclass
@@ -113,7 +116,7 @@ def prepare(
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
 ) -> Prepared:
-    """Normalize and shingle the given documents.
+    """Normalize and shingle the given documents (in batches, on two threads).
 
     Args:
         doc_ids: Documents to prepare, in manifest order.
@@ -121,21 +124,28 @@ def prepare(
         params: k and normalization rules are used.
         progress: Reports stage ``normalize``.
     """
-    out = Prepared([], [], [], [], [])
     total = len(doc_ids)
-    for n, doc_id in enumerate(doc_ids, 1):
-        cps = normalize(texts[doc_id], params.normalize).cps
-        hashes = sh.shingle_set(cps, params.k)
-        if hashes.size == 0:
-            out.no_shingles.append(doc_id)
-        else:
-            out.doc_ids.append(doc_id)
-            out.hashes.append(hashes)
-            out.digests.append(exact.normalized_digest(cps))
-            out.normalized_chars.append(int(cps.size))
-        if n % 256 == 0 or n == total:
-            progress.check()
-            progress.report("normalize", n, total)
+    batches = [list(doc_ids[i : i + _PREPARE_BATCH]) for i in range(0, total, _PREPARE_BATCH)]
+
+    def work(batch: list[str]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        progress.check()
+        cps_list = normalize_batch([texts[d] for d in batch], params.normalize)
+        return cps_list, sh.shingle_sets(cps_list, params.k)
+
+    out = Prepared([], [], [], [], [])
+    done = 0
+    with ThreadPoolExecutor(_THREADS) as pool:
+        for batch, (cps_list, hash_list) in zip(batches, pool.map(work, batches)):
+            for doc_id, cps, hashes in zip(batch, cps_list, hash_list):
+                if hashes.size == 0:
+                    out.no_shingles.append(doc_id)
+                else:
+                    out.doc_ids.append(doc_id)
+                    out.hashes.append(hashes)
+                    out.digests.append(exact.normalized_digest(cps))
+                    out.normalized_chars.append(int(cps.size))
+            done += len(batch)
+            progress.report("normalize", done, total)
     return out
 
 

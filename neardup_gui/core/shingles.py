@@ -108,3 +108,28 @@ def shingle_strings(text: str, hashes_in_order: np.ndarray, wanted: np.ndarray, 
             if len(out) >= limit:
                 break
     return out
+
+
+def shingle_sets(cps_list: list[np.ndarray], k: int) -> list[np.ndarray]:
+    """``shingle_set`` of many documents, hashing their concatenation in one pass."""
+    if not cps_list:
+        return []
+    lengths = np.fromiter((c.size for c in cps_list), dtype=np.int64, count=len(cps_list))
+    bounds = np.zeros(len(cps_list) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    windows = window_hashes(np.concatenate(cps_list), k)
+    out: list[np.ndarray] = []
+    empty = np.zeros(0, dtype=np.uint64)
+    for i in range(len(cps_list)):
+        lo, hi = bounds[i], bounds[i + 1] - k + 1
+        if hi <= lo:
+            out.append(empty)
+            continue
+        h = np.sort(windows[lo:hi])
+        if h.size > 1:
+            keep = np.empty(h.size, dtype=bool)
+            keep[0] = True
+            np.not_equal(h[1:], h[:-1], out=keep[1:])
+            h = h[keep]
+        out.append(h)
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from datasketch import MinHash, MinHashLSH
 
 from neardup_gui.core import shingles as sh
@@ -69,3 +70,26 @@ def test_buckets_within_the_cap_give_every_pair() -> None:
     pairs, capped = pairs_from_keys(keys, np.arange(5, dtype=np.int64), bucket_cap=3)
     assert capped == 0
     assert sorted(map(tuple, pairs.tolist())) == [(0, 2), (0, 3), (1, 4), (2, 3)]
+
+
+def test_compiled_and_numpy_signatures_are_identical() -> None:
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(4)
+    values = [rng.integers(0, 2**32, size=int(n), dtype=np.uint32) for n in rng.integers(1, 3000, size=300)]
+    assert np.array_equal(signatures(values, 128, 1, backend="numpy"), signatures(values, 128, 1, backend="compiled"))
+
+
+def test_permutations_equal_datasketch_without_importing_it() -> None:
+    from neardup_gui.core.methods.minhash_lsh import permutations
+
+    for num_perm, seed in ((128, 1), (64, 42), (256, 7)):
+        a, b = MinHash(num_perm=num_perm, seed=seed).permutations
+        ours = permutations(num_perm, seed)
+        assert np.array_equal(a, ours[0]) and np.array_equal(b, ours[1])
+
+
+@pytest.mark.parametrize("num_perm", [32, 64, 128, 256])
+def test_optimal_banding_matches_datasketch_across_thresholds(num_perm: int) -> None:
+    for t in np.round(np.arange(0.1, 0.95, 0.05), 2):
+        lsh = MinHashLSH(threshold=float(t), num_perm=num_perm)
+        assert optimal_bands_rows(float(t), num_perm) == (lsh.b, lsh.r), t

@@ -71,3 +71,13 @@ def test_punctuation_is_kept_by_the_punct_preset_but_not_whitespace() -> None:
 def test_empty_text_normalizes_to_empty() -> None:
     n = normalize("")
     assert n.text == "" and len(n) == 0
+
+
+@pytest.mark.parametrize("preset", ["alnum", "punct", "whitespace"])
+def test_batch_normalization_equals_one_by_one(preset: str) -> None:
+    from neardup_gui.core.normalize import normalize_batch
+
+    options = NormalizeOptions.preset(preset)
+    texts = SAMPLES + ["", "。。。", "普通文本"]
+    batch = normalize_batch(texts, options)
+    assert [b.tolist() for b in batch] == [normalize(t, options).cps.tolist() for t in texts]

@@ -39,3 +39,11 @@ def test_shared_shingle_strings_come_back_in_text_order() -> None:
     shared = np.intersect1d(ha, hb)
     got = sh.shingle_strings(a, sh.window_hashes(codepoints(a), 3), shared, 3, limit=10)
     assert got == ["先备份", "原始稿", "始稿件"]
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_batch_shingle_sets_equal_one_by_one(k: int) -> None:
+    texts = ["资料先备份再登记", "", "短", "资料先备份再登记来源与版本", "abcdefg"]
+    cps = [codepoints(t) for t in texts]
+    batch = sh.shingle_sets(cps, k)
+    assert [b.tolist() for b in batch] == [sh.shingle_set(c, k).tolist() for c in cps]

@@ -29,6 +29,8 @@ def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
     """The shingle hashes in the sampling class (the low bits select, MinHash uses the high half)."""
     if sample <= 1:
         return hashes
+    if sample & (sample - 1) == 0:  # power of two: a mask is ~4x cheaper than a modulo on uint64
+        return hashes[(hashes & np.uint64(sample - 1)) == 0]
     return hashes[(hashes % np.uint64(sample)) == 0]
 
 

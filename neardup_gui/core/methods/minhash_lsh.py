@@ -10,7 +10,7 @@ Banding sorts band keys instead of filling hash tables (about 50x faster than ``
 and query, and 8 bytes a band per document). Buckets larger than ``bucket_cap`` are paired as a star
 around their first member so boilerplate cannot create a quadratic number of pairs.
 
-Imports numpy and datasketch only.
+Imports numpy only (datasketch is the reference in the tests, not a run-time import).
 """
 
 from __future__ import annotations
@@ -52,12 +52,15 @@ def _fmix32(v: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """datasketch's affine32 permutation parameters ``(a, b)`` for ``num_perm`` and ``seed``."""
-    from datasketch import MinHash
+    """datasketch's affine32 permutation parameters ``(a, b)`` for ``num_perm`` and ``seed``.
 
-    a, b = MinHash(num_perm=num_perm, seed=seed).permutations
-    a = np.ascontiguousarray(a, dtype=np.uint32)
-    b = np.ascontiguousarray(b, dtype=np.uint32)
+    Generated exactly as ``datasketch.MinHash(num_perm, seed).permutations`` (2.x, scheme
+    ``affine32``) without importing datasketch, whose import pulls in scipy (~0.7 s). A test checks
+    both agree.
+    """
+    gen = np.random.RandomState(seed)
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
     a.setflags(write=False)
     b.setflags(write=False)
     return a, b
@@ -65,11 +68,29 @@ def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=64)
 def optimal_bands_rows(threshold: float, num_perm: int) -> tuple[int, int]:
-    """datasketch's choice of (bands, rows) for a Jaccard threshold (equal weights on errors)."""
-    from datasketch import MinHashLSH
+    """The (bands, rows) minimising false positives + false negatives around a Jaccard threshold.
 
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-    return int(lsh.b), int(lsh.r)
+    Same criterion as datasketch's ``MinHashLSH(threshold, num_perm)`` (equal weights): the areas
+    under the S-curve below the threshold and above it. The S-curve is a polynomial of degree
+    ``bands * rows <= num_perm``, so Gauss-Legendre quadrature with enough nodes integrates it exactly.
+    """
+    nodes, weights = np.polynomial.legendre.leggauss(num_perm // 2 + 2)
+
+    def integrate(lo: float, hi: float, b: int, r: int, below: bool) -> float:
+        s = (hi - lo) / 2 * nodes + (hi + lo) / 2
+        p = 1.0 - (1.0 - s**r) ** b
+        f = p if below else 1.0 - p
+        return float((hi - lo) / 2 * np.dot(weights, f))
+
+    best = (0, 0)
+    best_error = float("inf")
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            error = integrate(0.0, threshold, b, r, True) + integrate(threshold, 1.0, b, r, False)
+            if error < best_error:
+                best_error = error
+                best = (b, r)
+    return best
 
 
 def collision_probability(jaccard: float, bands: int, rows: int) -> float:
@@ -77,29 +98,24 @@ def collision_probability(jaccard: float, bands: int, rows: int) -> float:
     return 1.0 - (1.0 - jaccard**rows) ** bands
 
 
-def signatures(
-    value_arrays: Sequence[np.ndarray],
-    num_perm: int,
-    seed: int,
-    progress: Progress = NULL_PROGRESS,
-) -> np.ndarray:
-    """MinHash signatures of many documents.
+# Above this many shingle values in total the compiled kernel (if numba is installed) pays for its
+# start-up; below it the numpy path is faster.
+_COMPILED_MIN_VALUES = 2_000_000
+_THREADS = 2
 
-    Args:
-        value_arrays: Per document, its 32-bit shingle values (``shingles.minhash_values``); each
-            must be non-empty.
-        num_perm: Number of permutations.
-        seed: datasketch seed.
-        progress: Reports stage ``shingle``.
 
-    Returns:
-        uint32 array of shape (documents, num_perm).
-    """
-    a, b = permutations(num_perm, seed)
+def _compiled_kernel():
+    try:
+        from neardup_gui.core.methods._sigkernel import signature_rows
+    except ImportError:
+        return None
+    return signature_rows
+
+
+def _signatures_numpy(value_arrays: Sequence[np.ndarray], a: np.ndarray, b: np.ndarray, out: np.ndarray, progress: Progress) -> None:
     a_col = a[:, None]
     b_col = b[:, None]
     n_docs = len(value_arrays)
-    out = np.empty((n_docs, num_perm), dtype=np.uint32)
     i = 0
     while i < n_docs:
         # Gather a block of documents whose values fit in one temporary.
@@ -110,8 +126,6 @@ def signatures(
             j += 1
         block = value_arrays[i:j]
         lengths = np.fromiter((v.size for v in block), dtype=np.int64, count=len(block))
-        if (lengths == 0).any():
-            raise ValueError("every document needs at least one shingle to be signed")
         values = _fmix32(np.concatenate(block))
         starts = np.cumsum(lengths) - lengths
         with np.errstate(over="ignore"):
@@ -120,7 +134,84 @@ def signatures(
         out[i:j] = np.minimum.reduceat(permuted, starts, axis=1).T
         i = j
         progress.check()
-        progress.report("shingle", i, n_docs)
+
+
+def _signatures_compiled(kernel, value_arrays: Sequence[np.ndarray], a: np.ndarray, b: np.ndarray, out: np.ndarray, progress: Progress) -> None:
+    step = 512
+    for i in range(0, len(value_arrays), step):
+        block = value_arrays[i : i + step]
+        lengths = np.fromiter((v.size for v in block), dtype=np.int64, count=len(block))
+        starts = np.zeros(len(block) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        kernel(np.concatenate(block), starts, a, b, out[i : i + len(block)])
+        progress.check()
+
+
+def signatures(
+    value_arrays: Sequence[np.ndarray],
+    num_perm: int,
+    seed: int,
+    progress: Progress = NULL_PROGRESS,
+    backend: str = "auto",
+) -> np.ndarray:
+    """MinHash signatures of many documents.
+
+    Uses two threads; for large inputs a compiled kernel when numba is installed (same results).
+
+    Args:
+        value_arrays: Per document, its 32-bit shingle values (``shingles.minhash_values``); each
+            must be non-empty.
+        num_perm: Number of permutations.
+        seed: datasketch seed.
+        progress: Reports stage ``shingle``; ``check()`` is honoured between blocks.
+        backend: ``auto`` (compiled for large inputs when numba is installed), ``numpy`` or
+            ``compiled`` (raises ImportError without numba).
+
+    Returns:
+        uint32 array of shape (documents, num_perm).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    a, b = permutations(num_perm, seed)
+    n_docs = len(value_arrays)
+    if any(v.size == 0 for v in value_arrays):
+        raise ValueError("every document needs at least one shingle to be signed")
+    out = np.empty((n_docs, num_perm), dtype=np.uint32)
+    if n_docs == 0:
+        return out
+    total_values = sum(v.size for v in value_arrays)
+    if backend == "compiled":
+        kernel = _compiled_kernel()
+        if kernel is None:
+            raise ImportError("the compiled MinHash kernel needs numba")
+    elif backend == "numpy":
+        kernel = None
+    else:
+        kernel = _compiled_kernel() if total_values >= _COMPILED_MIN_VALUES else None
+    # Split the documents into chunks of about equal work, handed to two threads.
+    n_chunks = max(1, min(64, total_values // 200_000))
+    bounds = np.searchsorted(np.cumsum([v.size for v in value_arrays]), np.linspace(0, total_values, n_chunks + 1)[1:-1])
+    edges = [0, *sorted(set(int(x) + 1 for x in bounds)), n_docs]
+    edges = sorted(set(min(e, n_docs) for e in edges))
+    chunks = list(zip(edges[:-1], edges[1:]))
+    done = 0
+
+    def run(chunk: tuple[int, int]) -> int:
+        lo, hi = chunk
+        if kernel is not None:
+            _signatures_compiled(kernel, value_arrays[lo:hi], a, b, out[lo:hi], progress)
+        else:
+            _signatures_numpy(value_arrays[lo:hi], a, b, out[lo:hi], progress)
+        return hi - lo
+
+    if len(chunks) == 1:
+        run(chunks[0])
+    else:
+        with ThreadPoolExecutor(_THREADS) as pool:
+            for finished in pool.map(run, chunks):
+                done += finished
+                progress.report("shingle", done, n_docs)
+    progress.report("shingle", n_docs, n_docs)
     return out
 
 
