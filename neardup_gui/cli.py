@@ -1,0 +1,214 @@
+"""Command line: ``neardup screen SOURCE --out OUTDIR`` and the review commands.
+
+A thin layer over ``neardup_gui.tasks``: parse, call, print. Exit codes: 0 success, 1 failure
+during the work, 2 refused input (bad options, missing folder, output inside the source), 130
+cancelled by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from neardup_gui import __version__
+from neardup_gui.core.progress import STAGE_LABELS, Cancelled, overall_fraction
+from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_REFUSED = 2
+EXIT_CANCELLED = 130
+
+
+class StderrProgress:
+    """Progress on stderr: a redrawn bar in a terminal, plain lines (one per stage step) otherwise."""
+
+    def __init__(self, stream=None, min_interval: float = 0.2) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.min_interval = min_interval
+        self._last = 0.0
+        self._stage = ""
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        new_stage = stage != self._stage
+        if not new_stage and done < total and now - self._last < self.min_interval:
+            return
+        self._last = now
+        label = STAGE_LABELS.get(stage, stage)
+        frac = overall_fraction(stage, done, total)
+        if self.tty:
+            width = 30
+            filled = int(width * frac)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {label} {done}/{total}   ")
+            self.stream.flush()
+        elif new_stage or done >= total:
+            self.stream.write(f"{frac:4.0%} {label}: {done}/{total}\n")
+        self._stage = stage
+
+    def check(self) -> None:
+        pass
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _params_from_args(args: argparse.Namespace) -> ScreenParams:
+    if args.threshold is not None and (args.bands is not None or args.rows is not None):
+        raise ValueError("give either --threshold or --bands with --rows, not both")
+    if (args.bands is None) != (args.rows is None):
+        raise ValueError("--bands and --rows go together")
+    kwargs = dict(
+        method=args.method,
+        k=args.k,
+        num_perm=args.num_perm,
+        seed=args.seed,
+        bands=args.bands,
+        rows=args.rows,
+        normalize=NormalizeOptions.preset(args.normalize),
+        max_bytes=args.max_bytes,
+        containment_threshold=args.containment,
+    )
+    if args.threshold is not None:
+        kwargs["threshold"] = args.threshold
+    if args.include:
+        kwargs["include"] = tuple(args.include)
+    if args.exclude:
+        kwargs["exclude"] = tuple(args.exclude)
+    if args.ngram:
+        lo, _, hi = args.ngram.partition(",")
+        kwargs["ngram_min"], kwargs["ngram_max"] = int(lo), int(hi or lo)
+    if args.simhash_distance is not None:
+        kwargs["simhash_distance"] = args.simhash_distance
+    return ScreenParams(**kwargs)
+
+
+def _add_screen(sub: argparse._SubParsersAction) -> None:
+    d = ScreenParams()
+    p = sub.add_parser(
+        "screen",
+        help="screen a folder for near-duplicates and write the results",
+        description="Screen SOURCE (read-only) and write manifest.csv, candidates.csv, run.json, "
+        "normalized/ and session.sqlite into OUTDIR. Nothing in SOURCE is ever changed.",
+    )
+    p.add_argument("source", type=Path, help="folder to screen (never written to)")
+    p.add_argument("--out", type=Path, required=True, help="output folder (must not be inside SOURCE)")
+    p.add_argument("--method", choices=METHODS, default=d.method, help="candidate method (default %(default)s)")
+    p.add_argument("--k", type=int, default=d.k, help="shingle length in characters, 1-32 (default %(default)s)")
+    p.add_argument("--num-perm", type=int, default=d.num_perm, help="MinHash permutations (default %(default)s)")
+    p.add_argument("--seed", type=int, default=d.seed, help="MinHash seed (default %(default)s)")
+    p.add_argument("--threshold", type=float, default=None, help=f"Jaccard threshold 0-1 (default {d.threshold})")
+    p.add_argument("--bands", type=int, default=None, help="LSH bands (with --rows) instead of --threshold")
+    p.add_argument("--rows", type=int, default=None, help="LSH rows per band (with --bands)")
+    p.add_argument(
+        "--containment",
+        type=float,
+        default=d.containment_threshold,
+        help="also report pairs where one text lies this much inside the other, 0-1; 0 turns it off "
+        "(default %(default)s)",
+    )
+    p.add_argument("--normalize", choices=NORMALIZE_PRESETS, default="alnum", help="normalization rules")
+    p.add_argument("--include", nargs="+", metavar="GLOB", help="file patterns to read (default *.txt *.md)")
+    p.add_argument("--exclude", nargs="+", metavar="GLOB", help="file patterns to skip")
+    p.add_argument("--sidecar", type=Path, help="CSV with path and doc_id/source_id/version columns")
+    p.add_argument("--max-bytes", type=int, default=d.max_bytes, help="larger files are listed as too_large")
+    p.add_argument("--ngram", help="TF-IDF character n-gram range, e.g. 2,3")
+    p.add_argument("--simhash-distance", type=int, help="SimHash Hamming distance threshold")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=_cmd_screen)
+
+
+def _cmd_screen(args: argparse.Namespace) -> int:
+    from neardup_gui import tasks
+    from neardup_gui.io.corpus import CorpusError
+    from neardup_gui.io.paths import OutputInsideSourceError, ensure_outside_source
+
+    try:
+        params = _params_from_args(args)
+    except ValueError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    if not args.source.is_dir():
+        print(f"neardup: error: source folder not found: {args.source}", file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        ensure_outside_source(args.out, args.source)
+    except OutputInsideSourceError as exc:
+        print(f"neardup: error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    if args.sidecar is not None and not args.sidecar.is_file():
+        print(f"neardup: error: sidecar file not found: {args.sidecar}", file=sys.stderr)
+        return EXIT_REFUSED
+    progress = None if args.quiet else StderrProgress()
+    try:
+        outcome = tasks.screen_folder(
+            args.source, params, out_dir=args.out, sidecar=args.sidecar, **({"progress": progress} if progress else {})
+        )
+    except (CorpusError, OutputInsideSourceError) as exc:
+        print(f"\nneardup: error: {exc}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (Cancelled, KeyboardInterrupt):
+        print("\nneardup: cancelled; nothing was written", file=sys.stderr)
+        return EXIT_CANCELLED
+    finally:
+        if progress is not None:
+            progress.close()
+    run = outcome.run
+    ok = run.counts.get("files_ok", 0)
+    print(
+        f"{run.counts.get('files', 0)} files, {ok} compared, {len(outcome.candidates)} candidate pairs "
+        f"(k={params.k}, {run.bands} bands x {run.rows} rows, threshold {params.threshold}); "
+        f"results in {outcome.out_dir}"
+    )
+    skipped = {k[6:]: v for k, v in run.counts.items() if k.startswith("files_") and k != "files_ok" and v}
+    if skipped:
+        print("not compared: " + ", ".join(f"{v} {k}" for k, v in sorted(skipped.items())) + " (see manifest.csv)")
+    for note in run.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for path, what in outcome.changed_files:
+        print(f"warning: source file changed during the run: {path} ({what})", file=sys.stderr)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="neardup",
+        description="Find copies, revisions, shared templates and quotations among texts. Candidates only: "
+        "the originals are never changed.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_screen(sub)
+    try:
+        from neardup_gui import cli_review
+    except ImportError:  # pragma: no cover - present in every release
+        cli_review = None
+    if cli_review is not None:
+        cli_review.add_review_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_REFUSED
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("\nneardup: cancelled", file=sys.stderr)
+        return EXIT_CANCELLED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""Use cases shared by the window and the command line.
+
+Each function reads through ``neardup_gui.io``, computes with ``neardup_gui.core`` and stores through
+``neardup_gui.io``. The GUI and the CLI call these and nothing below them. No Qt here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import platform
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+from neardup_gui import __version__
+from neardup_gui.core.pipeline import screen
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
+from neardup_gui.io import outputs
+from neardup_gui.io.corpus import CorpusError, check_integrity, scan_folder
+from neardup_gui.io.paths import ensure_outside_source
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ScreenOutcome", "screen_folder", "write_screen_outputs", "library_versions", "manifest_digest"]
+
+SESSION_FILE = "session.sqlite"
+_LIBRARIES = ("numpy", "datasketch", "fast-diff-match-patch", "charset-normalizer", "pandas", "openpyxl", "PySide6-Essentials")
+
+
+@dataclass(frozen=True)
+class ScreenOutcome:
+    """Everything one screen produced.
+
+    Attributes:
+        source: Resolved source folder.
+        params: Parameters used.
+        documents: The manifest with final statuses.
+        texts: doc_id -> raw text of the documents that were read.
+        candidates: Verified pairs, Jaccard descending then paths.
+        run: The run record.
+        out_dir: Where outputs were written, or None.
+        changed_files: (relative path, what changed) for files that changed during the run.
+    """
+
+    source: Path
+    params: ScreenParams
+    documents: tuple[Document, ...]
+    texts: Mapping[str, str]
+    candidates: tuple[Candidate, ...]
+    run: RunRecord
+    out_dir: Path | None = None
+    changed_files: tuple[tuple[str, str], ...] = ()
+    _by_id: dict[str, Document] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def documents_by_id(self) -> dict[str, Document]:
+        if not self._by_id:
+            self._by_id.update((d.doc_id, d) for d in self.documents)
+        return self._by_id
+
+    def document(self, doc_id: str) -> Document:
+        return self.documents_by_id[doc_id]
+
+
+def library_versions() -> dict[str, str]:
+    """Program, Python and library versions recorded with every run."""
+    out = {"neardup_gui": __version__, "python": platform.python_version(), "platform": platform.platform()}
+    for name in _LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def manifest_digest(documents: tuple[Document, ...]) -> str:
+    """SHA-256 over (doc_id, path, size, sha256, status) of every manifest row, in order."""
+    h = hashlib.sha256()
+    for d in documents:
+        h.update("\x1f".join((d.doc_id, d.path, str(d.size), d.sha256, d.status)).encode("utf-8"))
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def screen_folder(
+    source: Path | str,
+    params: ScreenParams | None = None,
+    *,
+    out_dir: Path | str | None = None,
+    sidecar: Path | str | None = None,
+    progress: Progress = NULL_PROGRESS,
+) -> ScreenOutcome:
+    """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
+
+    Args:
+        source: The folder to screen; never written to.
+        params: Screening parameters (defaults when None).
+        out_dir: If given, outputs are written there (refused when inside ``source``).
+        sidecar: Optional CSV giving doc_id / source_id / version per relative path.
+        progress: Stage, counts and cancellation.
+
+    Returns:
+        The outcome; outputs are written only after the screen completed.
+
+    Raises:
+        Cancelled: The user cancelled; nothing was written.
+        CorpusError: The source is missing or not a folder, or the sidecar is wrong.
+        OutputInsideSourceError: ``out_dir`` is the source folder or inside it.
+    """
+    params = params or ScreenParams()
+    source_path = Path(source).expanduser()
+    if not source_path.is_dir():
+        raise CorpusError(f"source folder does not exist or is not a folder: {source_path}")
+    source_path = source_path.resolve()
+    out_path = ensure_outside_source(Path(out_dir), source_path) if out_dir is not None else None
+    started = _now()
+    corpus = scan_folder(
+        source_path,
+        include=params.include,
+        exclude=params.exclude,
+        max_bytes=params.max_bytes,
+        sidecar=Path(sidecar) if sidecar else None,
+        progress=progress,
+    )
+    result = screen(corpus.documents, corpus.texts, params, progress)
+    changed = tuple(check_integrity(source_path, result.documents))
+    counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
+    for d in result.documents:
+        counts[f"files_{d.status}"] = counts.get(f"files_{d.status}", 0) + 1
+    counts["files"] = len(result.documents)
+    counts.update(result.counts)
+    notes = list(result.notes)
+    if changed:
+        notes.append(f"{len(changed)} source file(s) changed during the run; their results may be out of date")
+    finished = _now()
+    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    run = RunRecord(
+        run_id=run_id,
+        source=str(source_path),
+        params=params.to_dict(),
+        bands=result.bands,
+        rows=result.rows,
+        versions=library_versions(),
+        manifest_digest=manifest_digest(result.documents),
+        counts=counts,
+        started=started,
+        finished=finished,
+        integrity="unchanged" if not changed else "changed: " + "; ".join(f"{p} ({w})" for p, w in changed),
+        changed_files=tuple(p for p, _ in changed),
+        normalization=params.normalize.describe(),
+        notes=tuple(notes),
+    )
+    outcome = ScreenOutcome(
+        source=source_path,
+        params=params,
+        documents=result.documents,
+        texts=corpus.texts,
+        candidates=result.candidates,
+        run=run,
+        out_dir=out_path,
+        changed_files=changed,
+    )
+    if out_path is not None:
+        write_screen_outputs(outcome, out_path)
+    return outcome
+
+
+def write_screen_outputs(outcome: ScreenOutcome, out_dir: Path) -> None:
+    """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite."""
+    out_dir = ensure_outside_source(out_dir, outcome.source)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    by_id = outcome.documents_by_id
+    # The session first: if it is in use by another program, nothing else is replaced either.
+    from neardup_gui.io.session import ReviewSession
+
+    with ReviewSession.open(out_dir / SESSION_FILE) as session:
+        session.record_run(outcome.run, outcome.documents, outcome.candidates)
+    outputs.write_csv(out_dir / "manifest.csv", outputs.MANIFEST_COLUMNS, outputs.manifest_rows(outcome.documents))
+    outputs.write_csv(
+        out_dir / "candidates.csv",
+        outputs.CANDIDATE_COLUMNS,
+        outputs.candidate_rows(outcome.candidates, by_id),
+    )
+    usable = [d.doc_id for d in outcome.documents if d.usable or d.status == "no_shingles"]
+    outputs.write_normalized(
+        out_dir / "normalized", outcome.texts, [i for i in usable if i in outcome.texts], outcome.params.normalize
+    )
+    outputs.write_json(out_dir / "run.json", outcome.run.to_dict())

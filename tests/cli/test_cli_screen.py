@@ -1,0 +1,176 @@
+"""``neardup screen`` end to end on real folders: outputs, refusals, determinism, originals untouched."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.cli import main
+from neardup_gui.core.normalize import normalize
+from neardup_gui.io.paths import sample_corpus_dir
+
+SEED_TEXTS = {
+    "A": "资料整理说明：先备份原始稿件，再登记来源与版本。每周归档一次，保留修改记录。",
+    "B": "资料整理说明  先备份原始稿件，再登记来源与版本！每周归档一次；保留修改记录。",
+    "C": "资料整理说明：先备份原始稿件，再登记来源与版本。每天归档一次，保留修改记录。",
+    "D": "资料整理说明：本文供内部参考。摄影素材需要登记镜头焦距与拍摄位置。",
+    "E": "盆栽养护记录：观察叶片状态，按照土壤湿度调整浇水频率。",
+}
+SEED_ARGS = ["--k", "3", "--num-perm", "64", "--bands", "16", "--rows", "4", "-q"]
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf"), "CSV must start with a UTF-8 BOM for spreadsheet programs"
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[str, int, int]]:
+    """Every entry under folder: content hash, size and mtime (ns)."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        digest = hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() and not p.is_symlink() else ""
+        out[str(p.relative_to(folder))] = (digest, st.st_size if p.is_file() else 0, st.st_mtime_ns)
+    return out
+
+
+@pytest.fixture
+def seed_folder(tmp_path: Path) -> Path:
+    src = tmp_path / "seed" / "demo"
+    src.mkdir(parents=True)
+    for name, text in SEED_TEXTS.items():
+        (src / f"{name}.txt").write_text(text, encoding="utf-8")
+    return tmp_path / "seed"
+
+
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "sample"
+    shutil.copytree(sample_corpus_dir(), dest)
+    return dest
+
+
+def test_seed_example_through_the_command_line(seed_folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(seed_folder), "--out", str(out), *SEED_ARGS]) == 0
+    rows = read_csv(out / "candidates.csv")
+    by_pair = {(r["left"], r["right"]): r for r in rows}
+    assert float(by_pair[("demo/A.txt", "demo/B.txt")]["jaccard"]) == 1.0
+    assert "exact_normalized" in by_pair[("demo/A.txt", "demo/B.txt")]["flags"].split(";")
+    assert round(float(by_pair[("demo/A.txt", "demo/C.txt")]["jaccard"]), 4) == 0.8235
+    assert not any("demo/E.txt" in pair for pair in by_pair)
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert (run["bands"], run["rows"]) == (16, 4)
+    assert run["params"]["k"] == 3 and run["params"]["num_perm"] == 64
+    assert run["integrity"] == "unchanged"
+    assert run["versions"]["neardup_gui"]
+
+
+def test_outputs_of_the_sample_corpus(sample_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(sample_copy), "--out", str(out), "-q"]) == 0
+    manifest = read_csv(out / "manifest.csv")
+    files = sorted(str(p.relative_to(sample_copy)).replace(os.sep, "/") for p in sample_copy.rglob("*") if p.is_file())
+    assert sorted(r["path"] for r in manifest) == files
+    statuses = {r["path"]: r["status"] for r in manifest}
+    assert statuses["通讯员来稿/未命名稿件.txt"] == "empty"
+    assert {r["encoding"] for r in manifest if r["path"] == "通讯员来稿/农村电商培训班_通讯员原稿.txt"} == {"gb18030"}
+
+    rows = read_csv(out / "candidates.csv")
+    assert rows, "the sample has planted duplicates"
+    scores = [float(r["jaccard"]) for r in rows]
+    assert scores == sorted(scores, reverse=True)
+    pairs = {frozenset((r["left"], r["right"])) for r in rows}
+    assert frozenset(("历史稿件/old_estate_renovation.txt", "历史稿件/old_estate_renovation_rev2.txt")) in pairs
+    excerpt = frozenset(("历史稿件/雨污分流改造纪实.txt", "网站转载/sewer_renovation_excerpt.txt"))
+    assert excerpt in pairs, "an excerpt must be found through containment"
+    assert all("网站转载/spring_tea_harvest.txt" not in p for p in pairs)
+
+    # normalized/ holds the normalized text of each compared document, re-creatable from the raw text.
+    by_path = {r["path"]: r for r in manifest}
+    row = by_path["历史稿件/old_estate_renovation.txt"]
+    raw = (sample_copy / row["path"]).read_text(encoding="utf-8")
+    assert (out / "normalized" / f"{row['doc_id']}.txt").read_text(encoding="utf-8") == normalize(raw).text
+    assert (out / "session.sqlite").is_file()
+
+
+def test_two_runs_write_byte_identical_candidates(sample_copy: Path, tmp_path: Path) -> None:
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "one"), "-q"]) == 0
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "two"), "-q"]) == 0
+    for name in ("candidates.csv", "manifest.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_source_folder_is_byte_identical_after_a_run(sample_copy: Path, tmp_path: Path) -> None:
+    before = snapshot(sample_copy)
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "out"), "-q"]) == 0
+    assert snapshot(sample_copy) == before
+
+
+def test_read_only_source_folder_is_screened_and_left_unchanged(sample_copy: Path, tmp_path: Path) -> None:
+    for p in [*sample_copy.rglob("*"), sample_copy]:
+        mode = p.stat().st_mode
+        p.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        before = snapshot(sample_copy)
+        assert main(["screen", str(sample_copy), "--out", str(tmp_path / "out"), "-q"]) == 0
+        assert snapshot(sample_copy) == before
+        assert read_csv(tmp_path / "out" / "candidates.csv")
+    finally:
+        for p in [sample_copy, *sample_copy.rglob("*")]:
+            p.chmod(p.stat().st_mode | stat.S_IWUSR)
+
+
+@pytest.mark.parametrize("inside", [".", "results", "demo/results"])
+def test_output_inside_the_source_is_refused_and_nothing_is_written(
+    seed_folder: Path, inside: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(seed_folder)
+    out = seed_folder / inside
+    assert main(["screen", str(seed_folder), "--out", str(out), "-q"]) == 2
+    assert "inside" in capsys.readouterr().err.lower()
+    assert snapshot(seed_folder) == before
+
+
+def test_missing_source_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["screen", str(tmp_path / "nope"), "--out", str(tmp_path / "out"), "-q"]) == 2
+    assert "not found" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--threshold", "0.7", "--bands", "16", "--rows", "4"],
+        ["--bands", "16"],
+        ["--bands", "40", "--rows", "4"],  # 160 > 128 permutations
+        ["--k", "0"],
+        ["--threshold", "1.5"],
+    ],
+)
+def test_contradictory_or_impossible_options_are_refused(
+    seed_folder: Path, tmp_path: Path, options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(seed_folder), "--out", str(out), "-q", *options]) == 2
+    assert "error" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_skipped_files_are_summarised_on_the_command_line(
+    seed_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (seed_folder / "demo" / "empty.txt").write_bytes(b"")
+    (seed_folder / "demo" / "image.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    assert main(["screen", str(seed_folder), "--out", str(tmp_path / "out"), *SEED_ARGS]) == 0
+    printed = capsys.readouterr().out
+    assert "1 empty" in printed and "1 binary" in printed
