@@ -1,0 +1,271 @@
+"""The review session in a real SQLite file: reopening, kill -9, locking, history, re-screening."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core.records import (
+    Arbitration,
+    Candidate,
+    Decision,
+    Document,
+    FlagEvidence,
+    NormalizeOptions,
+    RunRecord,
+    ScreenParams,
+    Segment,
+)
+from neardup_gui.io.session import (
+    SESSION_FILENAME,
+    UI_SELECTED_PAIR,
+    ReviewSession,
+    SessionInUseError,
+    SessionReadOnlyError,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+TEXTS = {
+    "news/a.txt": "资料整理说明：先备份原始稿件，再登记来源与版本。每周归档一次。",
+    "news/b.txt": "资料整理说明  先备份原始稿件，再登记来源与版本！每周归档一次。",
+    "web/c.txt": "资料整理说明：先备份原始稿件，再登记来源与版本。每天归档一次。",
+}
+
+
+def _document(rel: str, data: bytes) -> Document:
+    return Document(
+        doc_id="d-" + Path(rel).stem, source_id=rel.split("/")[0], version="v1", path=rel,
+        size=len(data), mtime=1_700_000_000.25, sha256=hashlib.sha256(data).hexdigest(),
+        encoding="utf-8", chars=len(data.decode("utf-8")), status="ok",
+    )  # fmt: skip
+
+
+def _candidate(left: str, right: str, jaccard: float = 0.81234567) -> Candidate:
+    return Candidate(
+        left=left, right=right, methods=("minhash", "containment"), jaccard=jaccard,
+        containment_left=0.9, containment_right=0.875, minhash_estimate=0.796875,
+        shared_shingles=30, shingles_left=34, shingles_right=36, length_ratio=0.94,
+        score=jaccard, flags=("number_changed",), shared_sample=("资料整", "整理说"),
+        segments=(Segment(0, 6, 0, 6), Segment(7, 20, 8, 21)),
+        evidence=(FlagEvidence("number_changed", ((24, 25),), ((24, 25),), "周 -> 天"),),
+        tfidf_cosine=None, simhash_distance=3, suggestion="keep_both",
+    )  # fmt: skip
+
+
+def _run(run_id: str, source: Path) -> RunRecord:
+    return RunRecord(
+        run_id=run_id, source=str(source), params=ScreenParams(k=3).to_dict(), bands=25, rows=5,
+        versions={"neardup_gui": "0.1.0", "python": "3.11"}, manifest_digest="ab" * 32,
+        counts={"files": 3, "files_ok": 3}, started="2024-05-01T09:00:00+08:00",
+        finished="2024-05-01T09:00:02+08:00", integrity="unchanged",
+        normalization=NormalizeOptions().describe(), notes=("a note",),
+    )  # fmt: skip
+
+
+def record_sample_run(
+    session: ReviewSession, tmp_path: Path, run_id: str = "run-1", texts: dict[str, str] = TEXTS
+) -> tuple[list[Document], list[Candidate]]:
+    source = tmp_path / "source"
+    docs = []
+    for rel, text in texts.items():
+        (source / rel).parent.mkdir(parents=True, exist_ok=True)
+        (source / rel).write_text(text, encoding="utf-8")
+        docs.append(_document(rel, text.encode("utf-8")))
+    candidates = [_candidate("d-a", "d-b", 0.9), _candidate("d-a", "d-c")]
+    session.record_run(_run(run_id, source), docs, candidates)
+    return docs, candidates
+
+
+@pytest.fixture
+def session(tmp_path: Path):
+    s = ReviewSession.open(tmp_path / "out" / SESSION_FILENAME)
+    record_sample_run(s, tmp_path)
+    yield s
+    s.close()
+
+
+def test_everything_is_restored_after_closing_and_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "out" / SESSION_FILENAME
+    with ReviewSession.open(path) as s:
+        docs, candidates = record_sample_run(s, tmp_path)
+        s.add_decision(Decision("d-a", "d-b", "suggest_merge_entry", "王芳", "", reason="同一稿件",
+                                retained="left", related_source="人民日报", author="李明",
+                                original_source="1998-01-02 第4版", reprint_permission="已授权"))  # fmt: skip
+        s.set_ui_state(UI_SELECTED_PAIR, "d-a\td-c")
+        s.set_thresholds([{"k": 3, "threshold": 0.5, "tp": 1, "fp": 0, "fn": 0, "precision": 1.0,
+                           "recall": 1.0, "candidate_recall": 1.0, "candidates": 2}])  # fmt: skip
+        run = s.run("run-1")
+
+    with ReviewSession.open(path) as s:
+        assert s.latest_run_id() == "run-1"
+        assert s.run("run-1") == run
+        assert s.documents() == sorted(docs, key=lambda d: d.path)
+        assert s.candidates() == candidates  # segments, evidence, flags, samples, None scores
+        [decision] = s.decisions()
+        assert (decision.reviewer, decision.reason, decision.author) == ("王芳", "同一稿件", "李明")
+        assert decision.reprint_permission == "已授权"
+        assert datetime.fromisoformat(decision.time).tzinfo is not None  # "now", with its zone
+        assert decision.left_sha256 == docs[0].sha256  # the file the reviewer looked at
+        assert s.pair_state("d-a", "d-b").status == "suggest_merge_entry"
+        assert s.ui_state(UI_SELECTED_PAIR) == "d-a\td-c"
+        assert s.thresholds()[0]["precision"] == 1.0
+
+
+def test_decision_shown_as_saved_survives_sigkill(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    with ReviewSession.open(path) as s:
+        record_sample_run(s, tmp_path)
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from neardup_gui.io.session import ReviewSession\n"
+        "from neardup_gui.core.records import Decision\n"
+        f"s = ReviewSession.open(Path({str(path)!r}))\n"
+        "s.add_decision(Decision('d-a', 'd-c', 'valid_revision', 'kill-test', '', reason='周/天'))\n"
+        "print('saved', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "saved"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+    with ReviewSession.open(path) as s:  # the dead writer's lock is gone too
+        [decision] = s.decisions()
+        assert (decision.reviewer, decision.status, decision.reason) == ("kill-test", "valid_revision", "周/天")
+        assert s.pair_state("d-c", "d-a").status == "valid_revision"
+
+
+def test_second_writer_is_told_the_session_is_in_use_and_can_open_read_only(
+    session: ReviewSession,
+) -> None:
+    with pytest.raises(SessionInUseError) as info:
+        ReviewSession.open(session.path)
+    assert "already open" in str(info.value) and "read-only" in str(info.value)
+    assert "process" in str(info.value)  # says who holds it
+
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "reviewer1", ""))
+    with ReviewSession.open(session.path, read_only=True) as viewer:
+        assert [d.reviewer for d in viewer.decisions()] == ["reviewer1"]
+        assert len(viewer.candidates()) == 2
+        with pytest.raises(SessionReadOnlyError):
+            viewer.add_decision(Decision("d-a", "d-b", "keep_both", "reviewer2", ""))
+        viewer.set_ui_state(UI_SELECTED_PAIR, "ignored")  # UI state is not data: no error
+    assert session.ui_state(UI_SELECTED_PAIR) == ""
+
+
+def test_session_can_be_reopened_for_writing_after_the_first_writer_closes(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    ReviewSession.open(path).close()
+    with ReviewSession.open(path, read_only=True) as viewer:  # clean close: no -wal/-shm left
+        assert viewer.latest_run_id() is None
+    ReviewSession.open(path).close()
+
+
+def test_disagreeing_reviewers_put_the_pair_in_arbitration_and_both_opinions_stay(
+    session: ReviewSession,
+) -> None:
+    session.add_decision(Decision("d-a", "d-c", "suggest_merge_entry", "alice",
+                                  "2024-05-01T10:00:00+08:00", retained="left"))  # fmt: skip
+    session.add_decision(Decision("d-a", "d-c", "valid_revision", "bob",
+                                  "2024-05-01T10:05:00+08:00", reason="周 -> 天"))  # fmt: skip
+    state = session.pair_state("d-a", "d-c")
+    assert state.status == "pending_arbitration"
+    assert [d.reviewer for d in state.decisions] == ["alice", "bob"]
+    assert session.id_mapping() == []  # no merge while disputed
+
+    session.add_arbitration(Arbitration("d-c", "d-a", "chief", "valid_revision", "数字不同",
+                                        "2024-05-02T09:00:00+08:00"))  # fmt: skip
+    state = session.pair_states()[("d-a", "d-c")]
+    assert state.status == "valid_revision"
+    assert state.arbitration_state == "arbitrated"
+    assert [d.status for d in state.decisions] == ["suggest_merge_entry", "valid_revision"]
+    assert [(a.arbitrator, a.left, a.right) for a in session.arbitrations()] == [("chief", "d-a", "d-c")]
+
+
+def test_a_reviewer_changing_their_own_mind_needs_no_arbitration(session: ReviewSession) -> None:
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "alice", "2024-05-01T10:00:00+00:00"))
+    session.add_decision(Decision("d-a", "d-b", "suggest_merge_entry", "Alice ",
+                                  "2024-05-01T11:00:00+00:00", retained="right"))  # fmt: skip
+    assert session.pair_state("d-a", "d-b").status == "suggest_merge_entry"
+    assert len(session.decisions("d-b", "d-a")) == 2  # history keeps both
+    [(old, new, by, _when)] = session.id_mapping()
+    assert (old, new, by) == ("d-a", "d-b", "Alice")
+
+
+def test_history_is_ordered_by_time_not_by_entry(session: ReviewSession) -> None:
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "bob", "2024-05-01T12:00:00+08:00"))
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "alice", "2024-05-01T03:00:00+00:00"))
+    # 03:00Z is 11:00 in +08:00, so alice decided first
+    assert [d.reviewer for d in session.decisions()] == ["alice", "bob"]
+
+
+def test_a_pair_given_in_reverse_is_stored_in_candidate_order(session: ReviewSession) -> None:
+    stored = session.add_decision(
+        Decision("d-c", "d-a", "suggest_merge_entry", "alice", "", retained="left")
+    )
+    assert (stored.left, stored.right, stored.retained) == ("d-a", "d-c", "right")
+    assert session.id_mapping()[0][:2] == ("d-a", "d-c")  # d-c (given as "left") is kept
+
+
+def test_decisions_are_append_only_even_for_raw_sql(session: ReviewSession) -> None:
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "alice", ""))
+    raw = sqlite3.connect(session.path, timeout=10)
+    try:
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            raw.execute("UPDATE decisions SET status = 'suggest_merge_entry'")
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            raw.execute("DELETE FROM decisions")
+    finally:
+        raw.close()
+    assert session.decisions()[0].status == "keep_both"
+
+
+def test_rescreen_adds_a_run_and_old_decisions_return_marked_stale_when_a_file_changed(
+    session: ReviewSession, tmp_path: Path
+) -> None:
+    session.add_decision(Decision("d-a", "d-b", "keep_both", "alice", ""))
+    session.add_decision(Decision("d-a", "d-c", "valid_revision", "alice", ""))
+    changed = dict(TEXTS, **{"web/c.txt": TEXTS["web/c.txt"] + "补充说明。"})
+    record_sample_run(session, tmp_path, run_id="run-2", texts=changed)
+
+    assert [r.run_id for r in session.runs()] == ["run-1", "run-2"]
+    states = session.pair_states("run-2")
+    assert states[("d-a", "d-b")].status == "keep_both" and not states[("d-a", "d-b")].stale
+    assert states[("d-a", "d-c")].status == "valid_revision" and states[("d-a", "d-c")].stale
+    assert not session.pair_states("run-1")[("d-a", "d-c")].stale  # against the old files
+
+
+def test_invalid_decisions_are_refused_with_a_reason(session: ReviewSession) -> None:
+    with pytest.raises(ValueError, match="status"):
+        session.add_decision(Decision("d-a", "d-b", "delete", "alice", ""))
+    with pytest.raises(ValueError, match="reviewer"):
+        session.add_decision(Decision("d-a", "d-b", "keep_both", "  ", ""))
+    with pytest.raises(ValueError, match="ISO 8601"):
+        session.add_decision(Decision("d-a", "d-b", "keep_both", "alice", "yesterday"))
+    with pytest.raises(ValueError, match="arbitration"):
+        session.add_arbitration(Arbitration("d-a", "d-b", "chief", "pending_arbitration", "", ""))
+    assert session.decisions() == []
+
+
+def test_a_session_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    ReviewSession.open(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA user_version = 99")
+    raw.close()
+    with pytest.raises(RuntimeError, match="newer"):
+        ReviewSession.open(path)
+    with pytest.raises(RuntimeError, match="newer"):  # not "in use": the failed open let go
+        ReviewSession.open(path)
