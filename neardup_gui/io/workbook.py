@@ -1,0 +1,538 @@
+"""The signed Excel audit workbook: export from a review session, and verification.
+
+Sheets, in order: ``Manifest``, ``Candidates``, ``Reviews``, ``IdMapping``, ``Thresholds``, ``Run``
+and ``Signature``. Every sheet has a frozen, filterable header row, readable column widths and
+wrapped text. Frames are built with pandas; cells are written with openpyxl (write-only mode, so
+10,000s of rows stream), each value passed through ``cellsafe`` first: text cells are typed as
+strings (a text starting with ``=`` is never a formula), control characters become visible
+control pictures, cells are cut at 32,767 characters with a marker. Scores stay numbers, shown
+with 4 decimals.
+
+Digest (``DIGEST_FORMAT``), recomputable from what openpyxl reads back:
+
+1. Each cell becomes a canonical JSON value: empty cell or ``""`` -> ``null``; text -> the text
+   with CR/CRLF as LF; a formula -> ``{"f": "=..."}`` (so turning text into a live formula is a
+   change); bool -> ``true``/``false``; int or float -> ``{"n": format(x, ".15g")}`` (5 and 5.0
+   are equal; 15 significant digits survive any spreadsheet's re-save); date/time ->
+   ``{"d": isoformat}``.
+2. Each row with a value becomes ``[row_number, [cells from column A, trailing nulls dropped]]``,
+   serialised with ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` plus ``\\n``, UTF-8.
+3. A sheet's digest is the SHA-256 of its rows' lines in row order; formatting, widths and
+   empty rows do not count, any cell value does.
+4. The Signature sheet lists ``sheet_digest:<name>`` for every other sheet, who signed and when
+   (ISO 8601 with offset), the app version and counts; its ``digest`` row holds the SHA-256 of
+   the Signature sheet itself computed the same way with the ``digest`` value left empty. So an
+   edit to any data sheet changes that sheet's digest, and an edit to the signature (signer,
+   time, a stored digest) changes the overall digest.
+
+The digest shows that cells changed since signing; it is not a cryptographic proof of who signed
+(anyone can recompute it). Keep the digest value somewhere else too if that matters.
+
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io as _stdio
+import json
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+from openpyxl import Workbook, load_workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.filters import AutoFilter
+
+from neardup_gui import __version__
+from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, STATUS_OK
+from neardup_gui.io.cellsafe import CellStats, xlsx_value
+from neardup_gui.io.csv_export import (
+    CANDIDATE_FIELDS,
+    MAPPING_FIELDS,
+    REVIEW_FIELDS,
+    candidate_records,
+    mapping_records,
+    review_records,
+)
+from neardup_gui.io.paths import atomic_write_bytes, ensure_outside_source
+from neardup_gui.io.session import ReviewSession, now_iso
+
+SIGNATURE_SHEET = "Signature"
+DATA_SHEETS = ("Manifest", "Candidates", "Reviews", "IdMapping", "Thresholds", "Run")
+DIGEST_FORMAT = "neardup-cell-digest-1"
+DIGEST_FIELD = "digest"
+SHEET_DIGEST_PREFIX = "sheet_digest:"
+MANIFEST_FIELDS = (
+    "doc_id", "source_id", "version", "path", "size", "mtime", "sha256", "encoding", "chars",
+    "status", "message",
+)  # fmt: skip
+THRESHOLD_FIELDS = (
+    "k", "threshold", "candidates", "tp", "fp", "fn", "precision", "recall", "candidate_recall",
+)  # fmt: skip
+RUN_FIELDS = ("section", "key", "value")
+SIGNATURE_FIELDS = ("field", "value", "description")
+
+_CR_RE = re.compile(r"\r\n?")
+_HEADER_FONT = Font(bold=True)
+_HEADER_FILL = PatternFill("solid", fgColor="DDE4EE")
+_WRAP = Alignment(wrap_text=True, vertical="top")
+_NUMBER_FORMAT = "0.0000"
+_MAX_WIDTH = {"raw_excerpts": 80, "shared_sample": 50, "flag_evidence": 50, "value": 80}
+
+# Chinese column headings (language="zh"); English headings are the field names themselves.
+_ZH = {
+    "doc_id": "文档ID", "source_id": "来源ID", "version": "版本", "path": "路径", "size": "字节数",
+    "mtime": "修改时间(UTC)", "sha256": "SHA-256", "encoding": "编码", "chars": "字符数",
+    "status": "状态", "message": "说明", "left_path": "左侧路径", "left_doc_id": "左侧ID",
+    "left_source_id": "左侧来源", "left_version": "左侧版本", "right_path": "右侧路径",
+    "right_doc_id": "右侧ID", "right_source_id": "右侧来源", "right_version": "右侧版本",
+    "methods": "方法", "score": "得分", "jaccard": "Jaccard", "containment_left": "左侧包含度",
+    "containment_right": "右侧包含度", "minhash_estimate": "MinHash估计",
+    "tfidf_cosine": "TF-IDF余弦", "length_ratio": "长度比", "simhash_distance": "SimHash距离",
+    "shared_shingles": "共享分片数", "shingles_left": "左侧分片数", "shingles_right": "右侧分片数",
+    "exact_normalized": "标准化后完全相同", "flags": "标记", "flag_evidence": "标记依据",
+    "suggestion": "程序建议", "review_status": "审核状态", "review_decision": "复核结论",
+    "arbitration_state": "仲裁状态", "stale": "文件已变", "shared_sample": "共享分片样例",
+    "raw_excerpts": "原文重合片段", "record": "记录类型", "reason": "理由", "retained": "保留",
+    "retained_doc_id": "保留ID", "retained_version": "保留版本", "related_source": "关联来源",
+    "original_source": "原始出处", "author": "作者", "reprint_permission": "转载授权",
+    "reviewer": "审核人", "time": "时间", "left_sha256": "左侧SHA-256",
+    "right_sha256": "右侧SHA-256", "old_doc_id": "旧ID", "old_path": "旧路径",
+    "new_doc_id": "新ID(保留入口)", "new_path": "新路径", "decided_by": "决定人", "k": "k",
+    "threshold": "阈值", "candidates": "候选数", "tp": "TP", "fp": "FP", "fn": "FN",
+    "precision": "精确率", "recall": "召回率", "candidate_recall": "候选召回率",
+    "section": "类别", "key": "参数", "value": "值", "field": "字段", "description": "说明",
+}  # fmt: skip
+
+_TEXT = {
+    "en": {
+        "no_thresholds": "No labelled pairs were evaluated for this run, so there is no threshold table.",
+        "compared": "Compared: the normalized text ({rules}) of the files listed in the Manifest "
+        "sheet; scores come from normalized text, excerpts are raw text.",
+        "untouched": "The source folder was only read: this tool never changed, moved or deleted "
+        "any source file. Statuses are suggestions for the catalogue, not actions on files.",
+        "digest": "digest: SHA-256 of the cell values of every sheet (rules: neardup_gui.io.workbook); "
+        "`neardup verify FILE` recomputes it. It shows whether cells changed since signing; it "
+        "does not prove who signed.",
+        "cells": "Text starting with = + - @ is stored as text, never as a formula; control "
+        "characters are shown as ␀-␟ pictures; cells over 32,767 characters end with a cut "
+        "marker and the full text stays in session.sqlite.",
+        "overall": "SHA-256 over this sheet with this value left empty",
+        "rows": "{n} rows with values",
+    },
+    "zh": {
+        "no_thresholds": "本次运行没有评估人工标注对，因此没有阈值对照表。",
+        "compared": "比较对象：清单（Manifest）所列文件的标准化文本（{rules}）；分数基于标准化文本，摘录为原文。",
+        "untouched": "源文件夹只被读取：本工具没有修改、移动或删除任何源文件。审核状态只是对资料库入口的建议，不是对文件的操作。",
+        "digest": "digest：各工作表单元格值的SHA-256（规则见 neardup_gui.io.workbook）；"
+        "`neardup verify 文件` 可重新计算。它只说明签署后单元格是否被改动，不能证明签署人身份。",
+        "cells": "以 = + - @ 开头的文字按文本保存，不作为公式；控制字符显示为 ␀-␟ 图形；超过32,767字符的单元格"
+        "以截断标记结尾，全文保存在 session.sqlite。",
+        "overall": "本表（此值留空）的SHA-256",
+        "rows": "{n} 行有值",
+    },
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WorkbookSummary:
+    """What ``export_workbook`` wrote."""
+
+    path: Path
+    run_id: str
+    signed_by: str
+    signed_at: str
+    digest: str
+    sheet_digests: dict[str, str]
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """Outcome of ``verify_workbook``.
+
+    Attributes:
+        ok: True when every sheet and the signature match.
+        message: One sentence for the user.
+        sheet_mismatches: Names of sheets that differ (or are missing / unsigned).
+        readable: False when the file could not be read as a signed neardup workbook.
+    """
+
+    ok: bool
+    message: str
+    sheet_mismatches: list[str] = field(default_factory=list)
+    signed_by: str = ""
+    signed_at: str = ""
+    digest: str = ""
+    readable: bool = True
+
+
+# -- canonical values and digests ---------------------------------------------------------------
+def canonical_cell(value: Any, formula: bool = False) -> Any:
+    """The JSON value a cell contributes to the digest (rules in the module docstring)."""
+    if value is None or value == "":
+        return None
+    if formula:
+        return {"f": str(value)}
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return {"n": format(value, ".15g")}
+    if isinstance(value, (datetime, date, time)):
+        return {"d": value.isoformat()}
+    return _CR_RE.sub("\n", str(value))
+
+
+class _SheetHasher:
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self.rows = 0
+
+    def add(self, row_number: int, values: list[Any]) -> None:
+        while values and values[-1] is None:
+            values.pop()
+        if not values:
+            return
+        line = json.dumps([row_number, values], ensure_ascii=False, separators=(",", ":"))
+        self._hash.update(line.encode("utf-8", "surrogatepass") + b"\n")
+        self.rows += 1
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+def _read_rows(ws: Any) -> Iterator[tuple[int, list[Any]]]:
+    """(row number, canonical values) of each row with a value, as openpyxl reads them back."""
+    for row in ws.iter_rows():
+        cells = [c for c in row if getattr(c, "value", None) not in (None, "")]
+        if not cells:
+            continue
+        values: list[Any] = [None] * max(c.column for c in cells)
+        for c in cells:
+            values[c.column - 1] = canonical_cell(c.value, c.data_type == "f")
+        yield cells[0].row, values
+
+
+def _signature_digest(rows: list[tuple[int, list[Any]]]) -> str:
+    hasher = _SheetHasher()
+    for number, values in rows:
+        values = list(values)
+        if values and values[0] == DIGEST_FIELD and len(values) > 1:
+            values[1] = None
+        hasher.add(number, values)
+    return hasher.hexdigest()
+
+
+# -- frames -----------------------------------------------------------------------------------
+def _utc_iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds")
+
+
+def _run_rows(run: Any) -> list[dict[str, Any]]:
+    rows = [
+        ("run", "run_id", run.run_id), ("run", "source_folder", run.source),
+        ("run", "started", run.started), ("run", "finished", run.finished),
+        ("run", "source_integrity", run.integrity),
+        ("run", "changed_files", "\n".join(run.changed_files)),
+        ("run", "manifest_digest", run.manifest_digest), ("run", "lsh_bands", run.bands),
+        ("run", "lsh_rows", run.rows), ("run", "normalization", run.normalization),
+        ("run", "notes", "\n".join(run.notes)),
+    ]  # fmt: skip
+
+    def flat(section: str, prefix: str, data: Mapping[str, Any]) -> None:
+        for key, value in data.items():
+            if isinstance(value, Mapping):
+                flat(section, f"{prefix}{key}.", value)
+                continue
+            if isinstance(value, (list, tuple)):
+                value = json.dumps(list(value), ensure_ascii=False)
+            rows.append((section, f"{prefix}{key}", value))
+
+    flat("parameters", "", run.params)
+    flat("versions", "", run.versions)
+    flat("counts", "", run.counts)
+    return [dict(zip(RUN_FIELDS, row)) for row in rows]
+
+
+def build_frames(
+    session: ReviewSession, run_id: str, texts: Mapping[str, str] | None, language: str
+) -> dict[str, pd.DataFrame]:
+    """Every data sheet as a DataFrame (object columns, field names as column names)."""
+    documents = session.documents(run_id)
+    states = session.pair_states(run_id)
+    thresholds = session.thresholds(run_id)
+    threshold_fields = list(THRESHOLD_FIELDS) + sorted(
+        {key for row in thresholds for key in row} - set(THRESHOLD_FIELDS)
+    )
+    if not thresholds:
+        thresholds = [{"k": _TEXT[language]["no_thresholds"]}]
+    manifest = [
+        {**{name: getattr(d, name) for name in MANIFEST_FIELDS}, "mtime": _utc_iso(d.mtime)}
+        for d in documents
+    ]
+
+    def frame(records: list[dict[str, Any]], columns: Any) -> pd.DataFrame:
+        return pd.DataFrame(records, columns=list(columns), dtype=object)
+
+    return {
+        "Manifest": frame(manifest, MANIFEST_FIELDS),
+        "Candidates": frame(
+            candidate_records(session.candidates(run_id), documents, states, texts),
+            CANDIDATE_FIELDS,
+        ),
+        "Reviews": frame(
+            review_records(session.decisions(), session.arbitrations(), documents), REVIEW_FIELDS
+        ),
+        "IdMapping": frame(mapping_records(session.id_mapping(), documents), MAPPING_FIELDS),
+        "Thresholds": frame(thresholds, threshold_fields),
+        "Run": frame(_run_rows(session.run(run_id)), RUN_FIELDS),
+    }
+
+
+# -- writing ----------------------------------------------------------------------------------
+def _display_width(text: str) -> int:
+    widest = 0
+    for line in text.split("\n"):
+        widest = max(widest, sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line))
+    return widest
+
+
+def _column_width(name: str, header: str, values: Any) -> float:
+    widths = [_display_width(header)]
+    for value in values:
+        if isinstance(value, float):
+            widths.append(8)
+        elif value is not None:
+            widths.append(_display_width(str(value)[:400]))
+    widths.sort()
+    typical = widths[min(len(widths) - 1, int(len(widths) * 0.9))]
+    return float(min(max(typical, _display_width(header), 6) + 2, _MAX_WIDTH.get(name, 45)))
+
+
+def _write_sheet(
+    wb: Workbook, title: str, fields: list[str], headers: list[str], rows: Iterator[list[Any]],
+    widths: list[float], stats: CellStats,
+) -> _SheetHasher:  # fmt: skip
+    """Stream one sheet; returns the hasher fed with exactly the values written."""
+    ws = wb.create_sheet(title)
+    ws.freeze_panes = "A2"
+    for index, width in enumerate(widths, 1):
+        ws.column_dimensions[get_column_letter(index)].width = width
+    hasher = _SheetHasher()
+    count = 0
+    for number, raw in enumerate([headers, *rows], 1):
+        cells, canonical = [], []
+        for value in raw:
+            clean = xlsx_value(value, stats)
+            cell = WriteOnlyCell(ws, clean)
+            if isinstance(clean, str):
+                cell.data_type = "s"  # text is data: never a formula
+                cell.alignment = _WRAP
+            elif isinstance(clean, float):
+                cell.number_format = _NUMBER_FORMAT
+                cell.alignment = _WRAP
+            if number == 1:
+                cell.font, cell.fill = _HEADER_FONT, _HEADER_FILL
+            cells.append(cell)
+            canonical.append(canonical_cell(clean))
+        ws.append(cells)
+        hasher.add(number, canonical)
+        count = number
+    ws.auto_filter = AutoFilter(ref=f"A1:{get_column_letter(max(1, len(fields)))}{count}")
+    return hasher
+
+
+def _frame_sheet(
+    wb: Workbook, title: str, df: pd.DataFrame, language: str, stats: CellStats
+) -> _SheetHasher:
+    fields = list(df.columns)
+    headers = [_ZH.get(f, f) if language == "zh" else f for f in fields]
+    sample = df.head(500)
+    widths = [_column_width(f, h, sample[f]) for f, h in zip(fields, headers)]
+    rows = (list(row) for row in df.itertuples(index=False, name=None))
+    return _write_sheet(wb, title, fields, headers, rows, widths, stats)
+
+
+def export_workbook(
+    path: Path,
+    session: ReviewSession,
+    *,
+    signed_by: str,
+    run_id: str | None = None,
+    language: str = "en",
+    texts: Mapping[str, str] | None = None,
+) -> WorkbookSummary:
+    """Write the signed audit workbook of one run, atomically, and check it verifies.
+
+    Args:
+        path: Target ``.xlsx`` (replaced atomically: temporary file in the same folder, then
+            ``os.replace``). Must not lie inside the run's source folder.
+        session: The open review session.
+        signed_by: Name of the person signing the export (required).
+        run_id: Which run (default: the latest).
+        language: ``en`` or ``zh`` for headings and notes (sheet names and signature keys stay
+            English so ``verify`` can read any workbook).
+        texts: Optional doc_id -> raw text, for the excerpts column (offsets otherwise).
+
+    Returns:
+        The summary: digest, per-sheet digests, counts.
+
+    Raises:
+        ValueError: No signer, unknown language, or no run in the session.
+        OutputInsideSourceError: ``path`` is inside the source folder.
+        RuntimeError: The written workbook failed its own verification (a bug; nothing replaced).
+    """
+    if not signed_by.strip():
+        raise ValueError("the workbook must be signed: give the signer's name")
+    if language not in _TEXT:
+        raise ValueError(f"language must be one of {sorted(_TEXT)}")
+    run_id = run_id or session.latest_run_id()
+    if run_id is None:
+        raise ValueError(f"{session.path} holds no screening run to export")
+    run = session.run(run_id)
+    path = Path(path)
+    if run.source:
+        ensure_outside_source(path.parent, run.source)
+    frames = build_frames(session, run_id, texts, language)
+    stats = CellStats()
+    wb = Workbook(write_only=True)
+    hashers = {name: _frame_sheet(wb, name, frames[name], language, stats) for name in DATA_SHEETS}
+
+    states = session.pair_states(run_id).values()
+    reviews = frames["Reviews"]
+    counts = {
+        "documents": len(frames["Manifest"]),
+        "usable_documents": int((frames["Manifest"]["status"] == STATUS_OK).sum()),
+        "candidates": len(frames["Candidates"]),
+        "decisions": int((reviews["record"] == "decision").sum()),
+        "arbitrations": int((reviews["record"] == "arbitration").sum()),
+        "pairs_reviewed": sum(1 for s in states if s.decisions),
+        "pairs_pending_arbitration": sum(1 for s in states if s.status == REVIEW_PENDING_ARBITRATION),
+        "pairs_stale": sum(1 for s in states if s.stale),
+        "id_mappings": len(frames["IdMapping"]),
+        "formula_like_text_cells": stats.formula_like,
+        "control_characters_replaced": stats.replaced_characters,
+        "cells_cut_at_limit": stats.truncated,
+    }  # fmt: skip
+    text = _TEXT[language]
+    signed_at = now_iso()
+    signature: list[list[Any]] = [
+        [DIGEST_FIELD, None, text["overall"]],
+        ["format", DIGEST_FORMAT, None],
+        ["signed_by", signed_by.strip(), None],
+        ["signed_at", signed_at, None],
+        ["app_version", f"neardup_gui {__version__}", None],
+        ["run_id", run_id, None],
+        ["source_folder", run.source, None],
+        *([f"count:{k}", v, None] for k, v in counts.items()),
+        *(
+            [f"{SHEET_DIGEST_PREFIX}{name}", hashers[name].hexdigest(),
+             text["rows"].format(n=hashers[name].rows)]
+            for name in DATA_SHEETS
+        ),  # fmt: skip
+        ["note", text["compared"].format(rules=run.normalization or "-"), None],
+        ["note", text["untouched"], None],
+        ["note", text["digest"], None],
+        ["note", text["cells"], None],
+    ]
+    header = [_ZH.get(f, f) if language == "zh" else f for f in SIGNATURE_FIELDS]
+    probe = [(n, [canonical_cell(xlsx_value(v)) for v in row]) for n, row in
+             enumerate([header, *signature], 1)]  # fmt: skip
+    digest = _signature_digest(probe)
+    signature[0][1] = digest
+    _write_sheet(wb, SIGNATURE_SHEET, list(SIGNATURE_FIELDS), header, iter(signature),
+                 [34.0, 70.0, 60.0], CellStats())  # fmt: skip
+
+    buffer = _stdio.BytesIO()
+    wb.save(buffer)
+    data = buffer.getvalue()
+    # The digest rules depend on how openpyxl writes and reads cells; check before replacing.
+    check = verify_workbook(_stdio.BytesIO(data))
+    if not check.ok:
+        raise RuntimeError(f"the exported workbook does not verify ({check.message}); not written")
+    atomic_write_bytes(path, data)
+    return WorkbookSummary(
+        path=path, run_id=run_id, signed_by=signed_by.strip(), signed_at=signed_at, digest=digest,
+        sheet_digests={name: hashers[name].hexdigest() for name in DATA_SHEETS}, counts=counts,
+    )  # fmt: skip
+
+
+# -- verifying --------------------------------------------------------------------------------
+def verify_workbook(path: Path | IO[bytes]) -> VerifyResult:
+    """Recompute the digests of a signed workbook and compare them with its Signature sheet.
+
+    Args:
+        path: The ``.xlsx`` file (or an open binary stream).
+
+    Returns:
+        ``ok`` when nothing changed since signing; otherwise ``sheet_mismatches`` names the
+        sheets that differ (``Signature`` when only the signature block was edited), and
+        ``readable`` is False when the file is not a readable signed workbook.
+    """
+    try:
+        wb = load_workbook(path, read_only=True, data_only=False)
+    except Exception as exc:  # openpyxl raises many types for a bad file; all mean "unreadable"
+        return VerifyResult(False, f"Cannot read {path} as an Excel workbook: {exc}", readable=False)
+    try:
+        if SIGNATURE_SHEET not in wb.sheetnames:
+            return VerifyResult(
+                False, "No Signature sheet: this is not a signed neardup workbook.", readable=False
+            )
+        signature_rows = list(_read_rows(wb[SIGNATURE_SHEET]))
+        fields: dict[str, Any] = {}
+        signed: dict[str, str] = {}
+        for _number, values in signature_rows:
+            key = values[0] if values and isinstance(values[0], str) else None
+            value = values[1] if len(values) > 1 else None
+            if key is None:
+                continue
+            if key.startswith(SHEET_DIGEST_PREFIX):
+                signed[key[len(SHEET_DIGEST_PREFIX) :]] = value if isinstance(value, str) else ""
+            else:
+                fields.setdefault(key, value)
+        stored = fields.get(DIGEST_FIELD)
+        if fields.get("format") != DIGEST_FORMAT or not isinstance(stored, str) or not signed:
+            return VerifyResult(
+                False, "The Signature sheet has no digest this version can check.", readable=False
+            )
+        mismatches: list[str] = []
+        for name in wb.sheetnames:
+            if name == SIGNATURE_SHEET:
+                continue
+            hasher = _SheetHasher()
+            for number, values in _read_rows(wb[name]):
+                hasher.add(number, values)
+            if name not in signed:
+                mismatches.append(f"{name} (not signed)")
+            elif hasher.hexdigest() != signed[name]:
+                mismatches.append(name)
+        mismatches += [f"{name} (missing)" for name in signed if name not in wb.sheetnames]
+        if _signature_digest(signature_rows) != stored:
+            mismatches.append(SIGNATURE_SHEET)
+    finally:
+        wb.close()
+    signed_by = str(fields.get("signed_by") or "")
+    signed_at = str(fields.get("signed_at") or "")
+    if mismatches:
+        verb = "differs" if len(mismatches) == 1 else "differ"
+        claim = f"signed by {signed_by or '?'} at {signed_at or '?'}"
+        if SIGNATURE_SHEET in mismatches:
+            claim = f"the signature itself was edited (it now says {claim})"
+        return VerifyResult(
+            False, f"Changed since signing: {', '.join(mismatches)} {verb}; {claim}.",
+            mismatches, signed_by, signed_at, stored,
+        )  # fmt: skip
+    return VerifyResult(
+        True,
+        f"Unchanged since signing: {len(signed)} sheets and the signature match what "
+        f"{signed_by} signed at {signed_at} (digest {stored[:16]}…).",
+        [], signed_by, signed_at, stored,
+    )  # fmt: skip
