@@ -734,6 +734,32 @@ def check_integrity(root: Path | str, documents: Sequence[Document]) -> list[tup
     return changes
 
 
+def read_document_text(root: Path | str, doc: Document) -> str:
+    """Read one document's text again (e.g. for a review session reopened later), read-only.
+
+    Decodes with the encoding the scan recorded, so the text (and every offset into it) is the
+    same as at scan time.
+
+    Args:
+        root: The source folder that was scanned.
+        doc: Its manifest row; must have a SHA-256 and an encoding (status ``ok``).
+
+    Returns:
+        The raw decoded text.
+
+    Raises:
+        CorpusError: The row has no text, or the file's bytes no longer match its SHA-256.
+        OSError: The file cannot be opened or read.
+    """
+    if not doc.sha256 or not doc.encoding:
+        raise CorpusError(f"{doc.path} has no text to read (status {doc.status})")
+    with os.fdopen(_open_read_only(str(_fs_path(Path(root), doc.path))), "rb") as fh:
+        data = fh.read()
+    if hashlib.sha256(data).hexdigest() != doc.sha256:
+        raise CorpusError(f"{doc.path} changed since it was scanned (SHA-256 differs)")
+    return data.decode(doc.encoding)
+
+
 def _sha256_file(path: str) -> str:
     digest = hashlib.sha256()
     with os.fdopen(_open_read_only(path), "rb") as fh:

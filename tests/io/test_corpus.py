@@ -29,6 +29,7 @@ from neardup_gui.io.corpus import (
     check_integrity,
     decode_bytes,
     make_doc_id,
+    read_document_text,
     scan_folder,
 )
 
@@ -542,3 +543,15 @@ def test_reader_modules_do_not_load_qt() -> None:
         "sys.exit(1 if any(m.startswith('PySide6') for m in sys.modules) else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_a_document_read_again_gives_the_scanned_text(source: Path) -> None:
+    corpus = scan_folder(source)
+    for doc in corpus.usable():
+        assert read_document_text(source, doc) == corpus.texts[doc.doc_id]
+    big5 = by_path(corpus)["news/big5.txt"]
+    (source / "news" / "big5.txt").write_bytes(b"changed")
+    with pytest.raises(CorpusError, match="changed since it was scanned"):
+        read_document_text(source, big5)
+    with pytest.raises(CorpusError, match="no text"):
+        read_document_text(source, by_path(corpus)["misc/photo.jpg"])
