@@ -1,0 +1,259 @@
+"""The candidate pairs as a Qt table model: one row per ``Candidate``.
+
+``DisplayRole`` gives formatted text, ``SORT_ROLE`` the native value (float, str, int) and
+``CANDIDATE_ROLE`` the record itself. Sorting happens here with precomputed keys (``keysort``);
+the proxy in ``candidate_filter`` forwards its ``sort`` calls.
+A review decision changes one row's status and emits ``dataChanged`` for that cell only.
+Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from pathlib import PurePosixPath
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+
+from neardup_gui.core.records import REVIEW_PENDING, REVIEW_STATUSES, REVISION_FLAGS, Candidate, Document
+from neardup_gui.ui.keysort import sort_model_rows
+from neardup_gui.ui.labels import flag_label, flags_text, review_label
+from neardup_gui.ui.palette import OKABE_ITO
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+CANDIDATE_ROLE = Qt.ItemDataRole.UserRole + 2
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 3
+
+Pair = tuple[str, str]
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class Column(IntEnum):
+    LEFT = 0
+    RIGHT = 1
+    SOURCES = 2
+    JACCARD = 3
+    CONTAINMENT_LEFT = 4
+    CONTAINMENT_RIGHT = 5
+    MINHASH = 6
+    FLAGS = 7
+    STATUS = 8
+
+
+_STATUS_ORDER = {s: i for i, s in enumerate(REVIEW_STATUSES)}
+_NUMERIC = (Column.JACCARD, Column.CONTAINMENT_LEFT, Column.CONTAINMENT_RIGHT, Column.MINHASH)
+
+
+def _name(path: str) -> str:
+    return PurePosixPath(path).name or path
+
+
+class CandidateModel(QAbstractTableModel):
+    """Table of candidate pairs with their documents and review statuses."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Candidate] = []
+        self._docs: dict[str, Document] = {}
+        self._status: dict[Pair, str] = {}
+        self._row_of: dict[Pair, int] = {}
+        self._headers = (
+            self.tr("Left file"),
+            self.tr("Right file"),
+            self.tr("Source / version"),
+            self.tr("Jaccard"),
+            self.tr("Cont. left"),
+            self.tr("Cont. right"),
+            self.tr("MinHash est."),
+            self.tr("Flags"),
+            self.tr("Review status"),
+        )
+        self._header_tips = (
+            self.tr("File name of the left document (its path sorts first)"),
+            self.tr("File name of the right document"),
+            self.tr("Source id and version of each side"),
+            self.tr("Exact Jaccard similarity of the shingle sets, 0 to 1"),
+            self.tr("Share of the left document's shingles found in the right one"),
+            self.tr("Share of the right document's shingles found in the left one"),
+            self.tr("Share of equal MinHash values (estimate of the Jaccard)"),
+            self.tr("What the score hides: revisions, templates, quotations, containment"),
+            self.tr("Review status; a suggestion is shown in grey until someone decides"),
+        )
+
+    # -- content ------------------------------------------------------------------------------
+    def set_candidates(
+        self,
+        candidates: Sequence[Candidate],
+        documents: Mapping[str, Document],
+        statuses: Mapping[Pair, str] | None = None,
+    ) -> None:
+        """Replace every row (resets the model)."""
+        self.beginResetModel()
+        self._rows = list(candidates)
+        self._docs = dict(documents)
+        self._status = dict(statuses or {})
+        self._reindex()
+        self.endResetModel()
+
+    def set_statuses(self, statuses: Mapping[Pair, str]) -> None:
+        """Replace every review status (one ``dataChanged`` over the status column)."""
+        self._status = dict(statuses)
+        if self._rows:
+            top = self.index(0, Column.STATUS)
+            bottom = self.index(len(self._rows) - 1, Column.STATUS)
+            self.dataChanged.emit(top, bottom, [Qt.ItemDataRole.DisplayRole, SORT_ROLE, STATUS_ROLE])
+
+    def set_status(self, pair: Pair, status: str) -> None:
+        """Change one pair's review status; only that row's status cell is reported changed."""
+        self._status[pair] = status
+        row = self._row_of.get(pair)
+        if row is not None:
+            cell = self.index(row, Column.STATUS)
+            roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole, SORT_ROLE, STATUS_ROLE]
+            self.dataChanged.emit(cell, cell, roles)
+
+    def status_of(self, pair: Pair) -> str:
+        """The decided status of a pair (``pending`` when nobody decided)."""
+        return self._status.get(pair, REVIEW_PENDING)
+
+    def candidate(self, row: int) -> Candidate:
+        return self._rows[row]
+
+    def candidates(self) -> list[Candidate]:
+        return list(self._rows)
+
+    def document(self, doc_id: str) -> Document | None:
+        return self._docs.get(doc_id)
+
+    def row_of(self, pair: Pair) -> int | None:
+        return self._row_of.get(pair)
+
+    def _reindex(self) -> None:
+        self._row_of = {c.key: i for i, c in enumerate(self._rows)}
+
+    # -- Qt model interface -------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(Column):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._headers[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._header_tips[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        c = self._rows[index.row()]
+        col = Column(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(c, col)
+        if role == SORT_ROLE:
+            return self._sort_value(c, col)
+        if role == CANDIDATE_ROLE:
+            return c
+        if role == STATUS_ROLE:
+            return self._status.get(c.key, REVIEW_PENDING)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(c, col)
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in _NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if col == Column.STATUS and c.key not in self._status:
+                return QColor("#666666")
+            if col == Column.FLAGS and any(f in REVISION_FLAGS for f in c.flags):
+                return QColor(OKABE_ITO["vermillion"])
+        if role == Qt.ItemDataRole.FontRole and col == Column.STATUS and c.key not in self._status:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        return None
+
+    def _doc(self, doc_id: str) -> Document | None:
+        return self._docs.get(doc_id)
+
+    def _path(self, doc_id: str) -> str:
+        doc = self._docs.get(doc_id)
+        return doc.path if doc is not None else doc_id
+
+    def _source_text(self, c: Candidate) -> str:
+        parts = []
+        for doc_id in (c.left, c.right):
+            doc = self._docs.get(doc_id)
+            parts.append(f"{doc.source_id} {doc.version}" if doc is not None else "?")
+        return " ↔ ".join(parts)
+
+    def _display(self, c: Candidate, col: Column) -> str:
+        if col == Column.LEFT:
+            return _name(self._path(c.left))
+        if col == Column.RIGHT:
+            return _name(self._path(c.right))
+        if col == Column.SOURCES:
+            return self._source_text(c)
+        if col == Column.JACCARD:
+            return f"{c.jaccard:.3f}"
+        if col == Column.CONTAINMENT_LEFT:
+            return f"{c.containment_left:.3f}"
+        if col == Column.CONTAINMENT_RIGHT:
+            return f"{c.containment_right:.3f}"
+        if col == Column.MINHASH:
+            return "—" if c.minhash_estimate is None else f"{c.minhash_estimate:.3f}"
+        if col == Column.FLAGS:
+            return flags_text(c.flags)
+        status = self._status.get(c.key)
+        if status is not None:
+            return review_label(status)
+        if c.suggestion and c.suggestion != REVIEW_PENDING:
+            return self.tr("suggested: {0}").format(review_label(c.suggestion))
+        return review_label(REVIEW_PENDING)
+
+    def _sort_value(self, c: Candidate, col: Column) -> Any:
+        if col == Column.LEFT:
+            return _name(self._path(c.left)).casefold()
+        if col == Column.RIGHT:
+            return _name(self._path(c.right)).casefold()
+        if col == Column.SOURCES:
+            return self._source_text(c).casefold()
+        if col == Column.JACCARD:
+            return c.jaccard
+        if col == Column.CONTAINMENT_LEFT:
+            return c.containment_left
+        if col == Column.CONTAINMENT_RIGHT:
+            return c.containment_right
+        if col == Column.MINHASH:
+            return -1.0 if c.minhash_estimate is None else c.minhash_estimate
+        if col == Column.FLAGS:
+            return len(c.flags)
+        return _STATUS_ORDER.get(self._status.get(c.key, REVIEW_PENDING), len(_STATUS_ORDER))
+
+    def _tooltip(self, c: Candidate, col: Column) -> str | None:
+        if col == Column.LEFT:
+            return self._path(c.left)
+        if col == Column.RIGHT:
+            return self._path(c.right)
+        if col == Column.FLAGS and c.evidence:
+            lines = [f"{flag_label(e.flag)}: {e.note}" if e.note else flag_label(e.flag) for e in c.evidence]
+            return "\n".join(lines)
+        if col == Column.STATUS and c.suggestion != REVIEW_PENDING:
+            return self.tr("Suggested by the screen: {0}").format(review_label(c.suggestion))
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Reorder rows by a column's ``SORT_ROLE`` value (stable; ties keep the previous order)."""
+        if not 0 <= column < len(Column) or not self._rows:
+            return
+        col = Column(column)
+
+        def store(rows: list[Candidate]) -> None:
+            self._rows = rows
+            self._reindex()
+
+        sort_model_rows(self, self._rows, lambda c: self._sort_value(c, col), order, store)

@@ -1,0 +1,191 @@
+"""The candidate table with its filter bar and the count of shown / total pairs.
+
+Selecting a row (mouse, or the up / down keys) emits ``candidate_selected`` with the ``Candidate``;
+every proxy index is mapped back to the source model before use.
+Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neardup_gui.core.records import FLAG_CONTAINED, REVIEW_STATUSES, Candidate
+from neardup_gui.core import records as rec
+from neardup_gui.ui.candidate_filter import ANY, ANY_REVISION, CandidateFilterModel
+from neardup_gui.ui.candidate_model import CANDIDATE_ROLE, CandidateModel, Column
+from neardup_gui.ui.labels import flag_label, review_label
+
+_FILTER_FLAGS = (
+    rec.FLAG_NUMBER_CHANGED,
+    rec.FLAG_DATE_CHANGED,
+    rec.FLAG_UNIT_CHANGED,
+    rec.FLAG_NEGATION_CHANGED,
+    rec.FLAG_CONDITION_CHANGED,
+    rec.FLAG_EXACT_NORMALIZED,
+    rec.FLAG_EXACT_BYTES,
+    FLAG_CONTAINED,
+    rec.FLAG_TEMPLATE_ONLY,
+    rec.FLAG_QUOTATION,
+)
+_WIDTHS = {
+    Column.LEFT: 150,
+    Column.RIGHT: 150,
+    Column.SOURCES: 130,
+    Column.JACCARD: 62,
+    Column.CONTAINMENT_LEFT: 72,
+    Column.CONTAINMENT_RIGHT: 78,
+    Column.MINHASH: 86,
+    Column.FLAGS: 140,
+}
+
+
+class CandidateView(QWidget):
+    """Filter bar, sortable table and count label over one ``CandidateModel``."""
+
+    candidate_selected = Signal(object)  # Candidate, or None when the selection is cleared
+
+    def __init__(self, model: CandidateModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = CandidateFilterModel(self)
+        self.proxy.setSourceModel(model)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(self.tr("Search file names"))
+        self.search.setClearButtonEnabled(True)
+        self.min_score = QDoubleSpinBox()
+        self.min_score.setRange(0.0, 1.0)
+        self.min_score.setSingleStep(0.05)
+        self.min_score.setDecimals(2)
+        self.min_score.setPrefix(self.tr("score ≥ "))
+        self.min_score.setToolTip(self.tr("Show pairs whose Jaccard or containment reaches this value"))
+        self.status_filter = QComboBox()
+        self.status_filter.addItem(self.tr("Any status"), ANY)
+        for status in REVIEW_STATUSES:
+            self.status_filter.addItem(review_label(status), status)
+        self.flag_filter = QComboBox()
+        self.flag_filter.addItem(self.tr("Any flags"), ANY)
+        self.flag_filter.addItem(self.tr("Any revision flag"), ANY_REVISION)
+        for flag in _FILTER_FLAGS:
+            self.flag_filter.addItem(flag_label(flag), flag)
+        for combo in (self.status_filter, self.flag_filter):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
+        self.count_label = QLabel()
+        self.count_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.search, 3)
+        bar.addWidget(self.min_score)
+        bar.addWidget(self.status_filter, 1)
+        bar.addWidget(self.flag_filter, 1)
+        bar.addWidget(self.count_label)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setTabKeyNavigation(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        header.setHighlightSections(False)
+        for col, width in _WIDTHS.items():
+            self.table.setColumnWidth(col, width)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(Column.JACCARD, Qt.SortOrder.DescendingOrder)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.table)
+
+        self.search.textChanged.connect(self.proxy.set_text)
+        self.min_score.valueChanged.connect(self.proxy.set_min_score)
+        self.status_filter.currentIndexChanged.connect(
+            lambda _i: self.proxy.set_status(self.status_filter.currentData())
+        )
+        self.flag_filter.currentIndexChanged.connect(lambda _i: self.proxy.set_flag(self.flag_filter.currentData()))
+        for signal in (
+            self.proxy.rowsInserted,
+            self.proxy.rowsRemoved,
+            self.proxy.modelReset,
+            self.proxy.layoutChanged,
+        ):
+            signal.connect(self._update_count)
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        self._update_count()
+
+    # -- selection ----------------------------------------------------------------------------
+    def current_candidate(self) -> Candidate | None:
+        index = self.table.selectionModel().currentIndex()
+        if not index.isValid() or not self.table.selectionModel().isRowSelected(index.row(), QModelIndex()):
+            return None
+        value = index.data(CANDIDATE_ROLE)
+        return value if isinstance(value, Candidate) else None
+
+    def select_proxy_row(self, row: int) -> bool:
+        """Select a visible row (and load its pair); False if there is no such row."""
+        if not 0 <= row < self.proxy.rowCount():
+            return False
+        index = self.proxy.index(row, Column.LEFT)
+        flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+        self.table.selectionModel().setCurrentIndex(index, flags)
+        self.table.scrollTo(index)
+        return True
+
+    def select_first(self) -> bool:
+        return self.select_proxy_row(0)
+
+    def select_next(self) -> bool:
+        """Move to the next visible row; False at the end of the table."""
+        current = self.table.selectionModel().currentIndex()
+        return self.select_proxy_row(current.row() + 1 if current.isValid() else 0)
+
+    def select_pair(self, pair: tuple[str, str]) -> bool:
+        """Select the row of a pair if it is visible."""
+        source_row = self.model.row_of(pair)
+        if source_row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(source_row, Column.LEFT))
+        return proxy_index.isValid() and self.select_proxy_row(proxy_index.row())
+
+    def shown_count(self) -> int:
+        return self.proxy.rowCount()
+
+    def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        value = current.data(CANDIDATE_ROLE) if current.isValid() else None
+        self.candidate_selected.emit(value if isinstance(value, Candidate) else None)
+
+    def _update_count(self, *_args: Any) -> None:
+        self.count_label.setText(
+            self.tr("{0} of {1} pairs").format(self.proxy.rowCount(), self.model.rowCount())
+        )
+
+    # -- column widths --------------------------------------------------------------------------
+    def header_state(self) -> Any:
+        return self.table.horizontalHeader().saveState()
+
+    def restore_header_state(self, state: Any) -> None:
+        if state is not None:
+            self.table.horizontalHeader().restoreState(state)

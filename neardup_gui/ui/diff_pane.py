@@ -1,0 +1,159 @@
+"""One side of the dual-pane diff: a read-only plain-text editor with highlighted spans.
+
+The text is set with ``setPlainText`` (``<script>`` or ``<b>`` in a document show literally) and
+highlights are ``ExtraSelection``s at positions converted from code-point offsets (``offsets``).
+A click on a highlight emits ``span_clicked`` with the code-point offset; hovering one shows what
+it means. Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+import html
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal
+from PySide6.QtGui import QFont, QHelpEvent, QMouseEvent, QTextCharFormat, QTextCursor, QTextOption
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from neardup_gui.ui.offsets import OffsetMap
+from neardup_gui.ui.palette import BACKGROUND, UNDERLINE, HighlightKind, kind_label
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A span to highlight, in code points of the pane's text (end exclusive)."""
+
+    kind: HighlightKind
+    start: int
+    end: int
+    note: str = ""
+
+
+class DiffPane(QPlainTextEdit):
+    """Read-only text with highlights; long lines wrap."""
+
+    span_clicked = Signal(int)  # code-point offset of a click that made no selection
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        font = QFont(self.font())
+        font.setPointSizeF(max(font.pointSizeF(), 10.5))
+        self.setFont(font)
+        self.offsets = OffsetMap("")
+        self._highlights: list[Highlight] = []
+        self._starts: list[int] = []
+        self._base: list[QTextEdit.ExtraSelection] = []
+        self._current: Highlight | None = None
+
+    # -- content ------------------------------------------------------------------------------
+    def set_text(self, text: str) -> None:
+        """Show ``text`` literally and drop every highlight."""
+        self.offsets = OffsetMap(text)
+        self._highlights, self._starts, self._base, self._current = [], [], [], None
+        self.setExtraSelections([])
+        self.setPlainText(text)
+        self.moveCursor(QTextCursor.MoveOperation.Start)
+
+    def set_highlights(self, highlights: list[Highlight]) -> None:
+        """Replace the highlights (painted in ``HighlightKind`` order, later over earlier)."""
+        self._highlights = sorted(highlights, key=lambda h: (h.start, h.kind))
+        self._starts = [h.start for h in self._highlights]
+        self._base = [self._selection(h) for h in sorted(highlights, key=lambda h: (h.kind, h.start))]
+        self._current = None
+        self.setExtraSelections(self._base)
+
+    def set_current(self, start: int | None, end: int | None = None) -> None:
+        """Mark one span as the current shared passage (None clears the mark)."""
+        self._current = None if start is None else Highlight(HighlightKind.CURRENT, start, end or start)
+        extra = [] if self._current is None else [self._selection(self._current)]
+        self.setExtraSelections(self._base + extra)
+
+    def highlights(self, kind: HighlightKind | None = None) -> list[Highlight]:
+        return [h for h in self._highlights if kind is None or h.kind == kind]
+
+    def highlighted_text(self, highlight: Highlight) -> str:
+        """The text the document shows under a highlight (read back from Qt, not from Python)."""
+        cursor = self._cursor(highlight.start, highlight.end)
+        return cursor.selectedText().replace("\u2029", "\n")
+
+    def current_span(self) -> tuple[int, int] | None:
+        return None if self._current is None else (self._current.start, self._current.end)
+
+    # -- scrolling ----------------------------------------------------------------------------
+    def show_span(self, start: int) -> None:
+        """Scroll so the span is centred, without selecting it."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.offsets.to_qt(start))
+        self.setTextCursor(cursor)
+        self.centerCursor()
+
+    def top_offset(self) -> int:
+        """Code-point offset of the first character visible at the top of the pane."""
+        return self.offsets.from_qt(self.cursorForPosition(QPoint(2, 2)).position())
+
+    def scroll_offset_to_top(self, offset: int) -> None:
+        """Scroll so the line holding ``offset`` is the first visible line."""
+        position = self.offsets.to_qt(offset)
+        block = self.document().findBlock(position)
+        if not block.isValid():
+            return
+        line = 0
+        layout = block.layout()
+        if layout is not None and layout.lineCount() > 0:
+            text_line = layout.lineForTextPosition(position - block.position())
+            line = max(0, text_line.lineNumber()) if text_line.isValid() else 0
+        self.verticalScrollBar().setValue(block.firstLineNumber() + line)
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _cursor(self, start: int, end: int) -> QTextCursor:
+        qs, qe = self.offsets.span_to_qt(start, end)
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(qs)
+        cursor.setPosition(qe, QTextCursor.MoveMode.KeepAnchor)
+        return cursor
+
+    def _selection(self, h: Highlight) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        fmt = QTextCharFormat()
+        fmt.setBackground(BACKGROUND[h.kind])
+        underline = UNDERLINE.get(h.kind)
+        if underline is not None:
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+            fmt.setUnderlineColor(underline)
+        selection.format = fmt
+        selection.cursor = self._cursor(h.start, h.end)
+        return selection
+
+    def highlights_at(self, offset: int) -> list[Highlight]:
+        """Highlights covering a code-point offset."""
+        i = bisect_right(self._starts, offset)
+        return [h for h in self._highlights[:i] if h.start <= offset < h.end]
+
+    # -- events -------------------------------------------------------------------------------
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and not self.textCursor().hasSelection():
+            position = self.cursorForPosition(event.position().toPoint()).position()
+            self.span_clicked.emit(self.offsets.from_qt(position))
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            offset = self.offsets.from_qt(self.cursorForPosition(event.pos()).position())
+            found = self.highlights_at(offset)
+            if found:
+                lines = [f"{kind_label(h.kind)}{': ' + h.note if h.note else ''}" for h in found]
+                # Notes may quote the documents: escape them so Qt never renders them as HTML.
+                tip = "<br>".join(html.escape(line) for line in dict.fromkeys(lines))
+                QToolTip.showText(event.globalPos(), f"<p>{tip}</p>", self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)

@@ -1,0 +1,378 @@
+"""The dual-pane diff: both raw texts side by side with their shared passages and differences.
+
+Shared passages get the same colour on both sides, text found on one side only its own colour,
+character-level changes inside a matched region another, and the spans behind revision flags a
+fourth (see ``palette``). N / P move through the shared passages; clicking one scrolls the other
+pane to its twin; scrolling can follow the twin passages on the other side.
+
+Pairs up to ``BACKGROUND_CHARS`` are compared at once; longer ones in a pool thread, and an answer
+for a pair that is no longer shown is dropped (request ids). ``pair_drawn`` reports the request id
+once the highlights of the shown pair are in place.
+Imports PySide6 and ``neardup_gui.core`` only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QThreadPool, Qt, Signal
+from PySide6.QtGui import QColor, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from neardup_gui.core.diffspans import PairDiff, pair_diff
+from neardup_gui.core.records import REVISION_FLAGS, Candidate, Document, NormalizeOptions
+from neardup_gui.ui.diff_pane import DiffPane, Highlight
+from neardup_gui.ui.labels import flag_label
+from neardup_gui.ui.palette import BACKGROUND, HighlightKind, legend_entries
+from neardup_gui.ui.worker import DiffChannel, DiffJob
+
+BACKGROUND_CHARS = 20_000  # longer pairs are compared off the GUI thread
+
+
+@dataclass(frozen=True)
+class PairRequest:
+    """What the diff view needs to show one candidate pair."""
+
+    candidate: Candidate
+    left_doc: Document | None
+    right_doc: Document | None
+    left_text: str
+    right_text: str
+    options: NormalizeOptions
+    min_len: int
+
+
+def highlights_for(diff: PairDiff, candidate: Candidate) -> tuple[list[Highlight], list[Highlight]]:
+    """Left and right highlights of a pair: unique text, shared passages, changes, flag evidence."""
+    left: list[Highlight] = [Highlight(HighlightKind.UNIQUE, s, e) for s, e in diff.left_unique]
+    right: list[Highlight] = [Highlight(HighlightKind.UNIQUE, s, e) for s, e in diff.right_unique]
+    for seg in diff.segments:
+        left.append(Highlight(HighlightKind.SHARED, seg.left_start, seg.left_end))
+        right.append(Highlight(HighlightKind.SHARED, seg.right_start, seg.right_end))
+    for hunk in diff.hunks:
+        if hunk.left_end > hunk.left_start:
+            left.append(Highlight(HighlightKind.CHANGED, hunk.left_start, hunk.left_end))
+        if hunk.right_end > hunk.right_start:
+            right.append(Highlight(HighlightKind.CHANGED, hunk.right_start, hunk.right_end))
+    for evidence in candidate.evidence:
+        if evidence.flag not in REVISION_FLAGS:
+            continue
+        note = flag_label(evidence.flag) + (f" ({evidence.note})" if evidence.note else "")
+        left.extend(Highlight(HighlightKind.REVISION, s, e, note) for s, e in evidence.left_spans if e > s)
+        right.extend(Highlight(HighlightKind.REVISION, s, e, note) for s, e in evidence.right_spans if e > s)
+    return left, right
+
+
+def _swatch(kind: HighlightKind, text: str, tip: str) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setToolTip(tip)
+    label.setAutoFillBackground(True)
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.Window, BACKGROUND[kind])
+    palette.setColor(QPalette.ColorRole.WindowText, QColor("black"))
+    label.setPalette(palette)
+    label.setContentsMargins(6, 1, 6, 1)
+    if kind == HighlightKind.REVISION:
+        font = label.font()
+        font.setUnderline(True)
+        label.setFont(font)
+    return label
+
+
+class DiffView(QWidget):
+    """Two ``DiffPane``s, navigation, synchronized scrolling and a legend."""
+
+    pair_drawn = Signal(int)  # request id of the pair whose highlights are now shown
+    sync_scroll_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.left = DiffPane()
+        self.right = DiffPane()
+        self.left_title = self._title_label()
+        self.right_title = self._title_label()
+        self.previous_button = QPushButton(self.tr("◀ Previous overlap"))
+        self.previous_button.setToolTip(self.tr("Previous shared passage (P)"))
+        self.next_button = QPushButton(self.tr("Next overlap ▶"))
+        self.next_button.setToolTip(self.tr("Next shared passage (N)"))
+        self.position_label = QLabel()
+        self.sync_box = QCheckBox(self.tr("Synchronized scrolling"))
+        self.sync_box.setChecked(True)
+        self.state_label = QLabel()
+        self.state_label.setStyleSheet("color: #555555;")
+
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(self.previous_button)
+        controls.addWidget(self.next_button)
+        controls.addWidget(self.position_label)
+        controls.addStretch(1)
+        controls.addWidget(self.state_label)
+        controls.addWidget(self.sync_box)
+
+        legend = QHBoxLayout()
+        legend.setContentsMargins(0, 0, 0, 0)
+        legend.setSpacing(6)
+        legend.addWidget(QLabel(self.tr("Legend:")))
+        self.legend_labels: list[QLabel] = []
+        for kind, text, tip in legend_entries():
+            swatch = _swatch(kind, text, tip)
+            self.legend_labels.append(swatch)
+            legend.addWidget(swatch)
+        legend.addStretch(1)
+
+        panes = QSplitter(Qt.Orientation.Horizontal)
+        panes.setChildrenCollapsible(False)
+        for title, pane in ((self.left_title, self.left), (self.right_title, self.right)):
+            box = QWidget()
+            column = QVBoxLayout(box)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(2)
+            column.addWidget(title)
+            column.addWidget(pane)
+            panes.addWidget(box)
+        self.splitter = panes
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(controls)
+        layout.addWidget(panes, 1)
+        layout.addLayout(legend)
+
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._channel = DiffChannel(self)
+        self._channel.diff_ready.connect(self._on_diff_ready)
+        self._channel.diff_failed.connect(self._on_diff_failed)
+        self._request_id = 0
+        self._drawn_id = -1
+        self._request: PairRequest | None = None
+        self._diff: PairDiff | None = None
+        self._current = -1
+        self._syncing = False
+
+        self.previous_button.clicked.connect(self.previous_overlap)
+        self.next_button.clicked.connect(self.next_overlap)
+        self.sync_box.toggled.connect(self.sync_scroll_changed)
+        self.left.span_clicked.connect(lambda offset: self._on_span_clicked("left", offset))
+        self.right.span_clicked.connect(lambda offset: self._on_span_clicked("right", offset))
+        self.left.verticalScrollBar().valueChanged.connect(lambda _v: self._follow("left"))
+        self.right.verticalScrollBar().valueChanged.connect(lambda _v: self._follow("right"))
+        self.clear()
+
+    @staticmethod
+    def _title_label() -> QLabel:
+        label = QLabel()
+        label.setTextFormat(Qt.TextFormat.PlainText)  # paths are user data, never markup
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setFrameShape(QFrame.Shape.NoFrame)
+        # A long path must not widen the window: the label is clipped, the tooltip has it all.
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        return label
+
+    # -- showing pairs ------------------------------------------------------------------------
+    @property
+    def request_id(self) -> int:
+        return self._request_id
+
+    def is_drawn(self) -> bool:
+        """True when the highlights of the pair shown (if any) are in place."""
+        return self._drawn_id == self._request_id
+
+    @property
+    def diff(self) -> PairDiff | None:
+        return self._diff
+
+    def clear(self) -> None:
+        """Show nothing (no pair selected)."""
+        self._request_id += 1
+        self._request, self._diff, self._current = None, None, -1
+        self.left.set_text("")
+        self.right.set_text("")
+        self.left_title.setText(self.tr("Left"))
+        self.right_title.setText(self.tr("Right"))
+        self.state_label.setText(self.tr("Select a pair to compare it."))
+        self._drawn_id = self._request_id
+        self._update_navigation()
+
+    def show_pair(self, request: PairRequest) -> int:
+        """Show a pair's texts now and its highlights as soon as they are computed.
+
+        Returns:
+            The request id that ``pair_drawn`` will carry.
+        """
+        self._request_id += 1
+        request_id = self._request_id
+        self._request, self._diff, self._current = request, None, -1
+        for label, doc, doc_id, side in (
+            (self.left_title, request.left_doc, request.candidate.left, self.tr("Left")),
+            (self.right_title, request.right_doc, request.candidate.right, self.tr("Right")),
+        ):
+            label.setText(self._describe(doc, doc_id, side))
+            label.setToolTip(label.text())
+        self.left.set_text(request.left_text)
+        self.right.set_text(request.right_text)
+        self._update_navigation()
+        if len(request.left_text) + len(request.right_text) <= BACKGROUND_CHARS:
+            try:
+                result = pair_diff(request.left_text, request.right_text, request.options, min_len=request.min_len)
+            except Exception as exc:  # shown in the view; the texts stay readable
+                self._on_diff_failed(request_id, str(exc))
+            else:
+                self._on_diff_ready(request_id, result)
+        else:
+            self.state_label.setText(self.tr("Comparing…"))
+            self._pool.start(
+                DiffJob(request_id, request.left_text, request.right_text, request.options, request.min_len, self._channel)
+            )
+        return request_id
+
+    def _describe(self, doc: Document | None, doc_id: str, side: str) -> str:
+        if doc is None:
+            return f"{side}: {doc_id}"
+        return self.tr("{0}: {1}   ({2} {3}, {4}, {5} characters)").format(
+            side, doc.path, doc.source_id, doc.version, doc.encoding or "?", f"{doc.chars:,}"
+        )
+
+    def _on_diff_ready(self, request_id: int, diff: object) -> None:
+        if request_id != self._request_id or self._request is None or not isinstance(diff, PairDiff):
+            return  # an answer for a pair that is no longer shown
+        self._diff = diff
+        left, right = highlights_for(diff, self._request.candidate)
+        self.left.set_highlights(left)
+        self.right.set_highlights(right)
+        self.state_label.setText(
+            self.tr("{0} shared passages, {1} changes inside them").format(len(diff.segments), len(diff.hunks))
+        )
+        self._update_navigation()
+        self._drawn_id = request_id
+        self.pair_drawn.emit(request_id)
+
+    def _on_diff_failed(self, request_id: int, details: str) -> None:
+        if request_id != self._request_id:
+            return
+        lines = details.strip().splitlines() or [""]
+        self.state_label.setText(self.tr("Could not compare this pair: {0}").format(lines[-1]))
+        self._drawn_id = request_id
+        self.pair_drawn.emit(request_id)
+
+    # -- navigation ---------------------------------------------------------------------------
+    def overlap_count(self) -> int:
+        return len(self._diff.segments) if self._diff is not None else 0
+
+    def current_overlap(self) -> int:
+        return self._current
+
+    def next_overlap(self) -> None:
+        """Move to the next shared passage (N)."""
+        if self.overlap_count():
+            self.go_to_overlap(min(self._current + 1, self.overlap_count() - 1))
+
+    def previous_overlap(self) -> None:
+        """Move to the previous shared passage (P)."""
+        if self.overlap_count():
+            self.go_to_overlap(max(self._current - 1, 0))
+
+    def go_to_overlap(self, index: int, *, scroll: tuple[bool, bool] = (True, True)) -> None:
+        """Make shared passage ``index`` current on both sides and scroll them to it."""
+        if self._diff is None or not 0 <= index < len(self._diff.segments):
+            return
+        self._current = index
+        seg = self._diff.segments[index]
+        self.left.set_current(seg.left_start, seg.left_end)
+        self.right.set_current(seg.right_start, seg.right_end)
+        self._syncing = True
+        try:
+            if scroll[0]:
+                self.left.show_span(seg.left_start)
+            if scroll[1]:
+                self.right.show_span(seg.right_start)
+        finally:
+            self._syncing = False
+        self._update_navigation()
+
+    def _update_navigation(self) -> None:
+        count = self.overlap_count()
+        self.previous_button.setEnabled(count > 0 and self._current > 0)
+        self.next_button.setEnabled(count > 0 and self._current < count - 1)
+        if count == 0:
+            self.position_label.setText("")
+        elif self._current < 0:
+            self.position_label.setText(self.tr("{0} overlaps").format(count))
+        else:
+            self.position_label.setText(self.tr("overlap {0} of {1}").format(self._current + 1, count))
+
+    def _on_span_clicked(self, side: str, offset: int) -> None:
+        """A click on a shared passage scrolls the other pane to its twin."""
+        if self._diff is None:
+            return
+        for i, seg in enumerate(self._diff.segments):
+            start, end = (seg.left_start, seg.left_end) if side == "left" else (seg.right_start, seg.right_end)
+            if start <= offset < end:
+                self.go_to_overlap(i, scroll=(side == "right", side == "left"))
+                return
+
+    # -- synchronized scrolling ---------------------------------------------------------------
+    def set_sync_scroll(self, on: bool) -> None:
+        self.sync_box.setChecked(on)
+
+    def twin_offset(self, side: str, offset: int) -> int | None:
+        """Offset on the other side matching ``offset``, anchored on the nearest shared passage."""
+        if self._diff is None or not self._diff.segments:
+            return None
+        best = None
+        for seg in self._diff.segments:
+            own = (seg.left_start, seg.left_end) if side == "left" else (seg.right_start, seg.right_end)
+            other = (seg.right_start, seg.right_end) if side == "left" else (seg.left_start, seg.left_end)
+            if own[0] <= offset:
+                best = (own, other)
+            else:
+                break
+        if best is None:
+            return 0
+        (own_start, own_end), (other_start, other_end) = best
+        if offset < own_end:
+            return min(other_start + (offset - own_start), other_end)
+        return other_end + (offset - own_end)
+
+    def _follow(self, side: str) -> None:
+        if self._syncing or not self.sync_box.isChecked() or self._request is None:
+            return
+        source, target = (self.left, self.right) if side == "left" else (self.right, self.left)
+        self._syncing = True
+        try:
+            twin = self.twin_offset(side, source.top_offset())
+            if twin is None:
+                bar, other = source.verticalScrollBar(), target.verticalScrollBar()
+                share = bar.value() / bar.maximum() if bar.maximum() else 0.0
+                other.setValue(round(share * other.maximum()))
+            else:
+                target.scroll_offset_to_top(twin)
+        finally:
+            self._syncing = False
+
+    # -- keys and shutdown --------------------------------------------------------------------
+    @staticmethod
+    def navigation_keys() -> tuple[QKeySequence, QKeySequence]:
+        """(next, previous) shortcuts; the main window binds them window-wide."""
+        return QKeySequence(Qt.Key.Key_N), QKeySequence(Qt.Key.Key_P)
+
+    def shutdown(self) -> None:
+        """Forget queued comparisons and wait for a running one (window closing)."""
+        self._request_id += 1
+        self._pool.clear()
+        self._pool.waitForDone(5000)

@@ -1,0 +1,201 @@
+"""The manifest: every file found, its status, encoding and size, so the user sees what was skipped.
+
+``FilesModel`` (one row per ``Document``, same roles as the candidate model) and ``FilesView`` (a
+summary line, a "not compared only" switch and the table). Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from neardup_gui.core.records import STATUS_OK, Document
+from neardup_gui.ui.keysort import sort_model_rows
+from neardup_gui.ui.labels import file_status_label, format_size
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+DOCUMENT_ROLE = Qt.ItemDataRole.UserRole + 2
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class FileColumn(IntEnum):
+    PATH = 0
+    STATUS = 1
+    MESSAGE = 2
+    ENCODING = 3
+    SIZE = 4
+    CHARS = 5
+    SOURCE = 6
+    VERSION = 7
+
+
+class FilesModel(QAbstractTableModel):
+    """The manifest rows of the last screen."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Document] = []
+        self._headers = (
+            self.tr("Path"),
+            self.tr("Status"),
+            self.tr("Why"),
+            self.tr("Encoding"),
+            self.tr("Size"),
+            self.tr("Characters"),
+            self.tr("Source"),
+            self.tr("Version"),
+        )
+
+    def set_documents(self, documents: Sequence[Document]) -> None:
+        self.beginResetModel()
+        self._rows = list(documents)
+        self.endResetModel()
+
+    def documents(self) -> list[Document]:
+        return list(self._rows)
+
+    def document(self, row: int) -> Document:
+        return self._rows[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
+        return 0 if parent.isValid() else len(FileColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            if 0 <= section < len(self._headers):
+                return self._headers[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        d = self._rows[index.row()]
+        col = FileColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(d, col)
+        if role == SORT_ROLE:
+            return self._sort_value(d, col)
+        if role == DOCUMENT_ROLE:
+            return d
+        if role == Qt.ItemDataRole.ToolTipRole and col in (FileColumn.PATH, FileColumn.MESSAGE):
+            return d.message or d.path
+        if role == Qt.ItemDataRole.ForegroundRole and col == FileColumn.STATUS and d.status != STATUS_OK:
+            return QColor("#A0400A")
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (FileColumn.SIZE, FileColumn.CHARS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _display(d: Document, col: FileColumn) -> str:
+        if col == FileColumn.PATH:
+            return d.path
+        if col == FileColumn.STATUS:
+            return file_status_label(d.status)
+        if col == FileColumn.MESSAGE:
+            return d.message
+        if col == FileColumn.ENCODING:
+            return d.encoding
+        if col == FileColumn.SIZE:
+            return format_size(d.size)
+        if col == FileColumn.CHARS:
+            return f"{d.chars:,}" if d.chars else ""
+        if col == FileColumn.SOURCE:
+            return d.source_id
+        return d.version
+
+    @staticmethod
+    def _sort_value(d: Document, col: FileColumn) -> Any:
+        if col == FileColumn.SIZE:
+            return d.size
+        if col == FileColumn.CHARS:
+            return d.chars
+        return FilesModel._display(d, col).casefold()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(FileColumn) or not self._rows:
+            return
+        col = FileColumn(column)
+        sort_model_rows(self, self._rows, lambda d: self._sort_value(d, col), order, self._store)
+
+    def _store(self, rows: list[Document]) -> None:
+        self._rows = rows
+
+
+class FilesFilterModel(QSortFilterProxyModel):
+    """Optionally hides the files that were read and compared; sorting goes to the source."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._problems_only = False
+
+    def set_problems_only(self, on: bool) -> None:
+        self.beginFilterChange()
+        self._problems_only = bool(on)
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        if not self._problems_only:
+            return True
+        model = self.sourceModel()
+        assert isinstance(model, FilesModel)
+        return model.document(source_row).status != STATUS_OK
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.sourceModel().sort(column, order)
+
+
+class FilesView(QWidget):
+    """Summary of file statuses and the manifest table."""
+
+    def __init__(self, model: FilesModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.proxy = FilesFilterModel(self)
+        self.proxy.setSourceModel(model)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.problems_only = QCheckBox(self.tr("Only files not compared"))
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for col, width in ((FileColumn.PATH, 260), (FileColumn.STATUS, 130), (FileColumn.MESSAGE, 220)):
+            self.table.setColumnWidth(col, width)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(FileColumn.PATH, Qt.SortOrder.AscendingOrder)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(self.summary, 1)
+        bar.addWidget(self.problems_only)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.table)
+
+        self.problems_only.toggled.connect(self.proxy.set_problems_only)
+        model.modelReset.connect(self._update_summary)
+        self._update_summary()
+
+    def _update_summary(self) -> None:
+        docs = self.model.documents()
+        if not docs:
+            self.summary.setText(self.tr("No files yet: choose a source folder and screen it."))
+            return
+        counts = Counter(d.status for d in docs)
+        parts = [f"{file_status_label(s)}: {n}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+        self.summary.setText(self.tr("{0} files. {1}").format(len(docs), "; ".join(parts)))

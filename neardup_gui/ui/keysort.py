@@ -1,0 +1,47 @@
+"""Fast sorting for table models over Python lists: one key per row, one ``list.sort`` call.
+
+Qt's ``QSortFilterProxyModel`` sort asks ``data()`` once per comparison: 0.6-0.9 s for 10,000
+rows served from Python. Sorting the model's own list with precomputed keys takes milliseconds;
+the models call ``sort_model_rows`` from their ``sort`` and the proxies forward ``sort`` to them.
+Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QAbstractItemModel, Qt
+
+T = TypeVar("T")
+
+
+def sort_model_rows(
+    model: QAbstractItemModel,
+    rows: Sequence[T],
+    key: Callable[[T], Any],
+    order: Qt.SortOrder,
+    store: Callable[[list[T]], None],
+) -> None:
+    """Sort a model's rows as one layout change.
+
+    Args:
+        model: The model whose rows these are.
+        rows: The rows in their current order.
+        key: Sort value of a row (the model's ``SORT_ROLE`` value for the column).
+        order: Ascending or descending. Stable either way: equal keys keep their previous order.
+        store: Called with the sorted list; must make it the model's rows.
+
+    Persistent indexes (selection, current row) follow their rows.
+    """
+    model.layoutAboutToBeChanged.emit()
+    keyed = [(key(item), i) for i, item in enumerate(rows)]
+    keyed.sort(key=lambda kv: kv[0], reverse=order == Qt.SortOrder.DescendingOrder)
+    new_row_of_old = [0] * len(keyed)
+    for new, (_value, old) in enumerate(keyed):
+        new_row_of_old[old] = new
+    store([rows[old] for _value, old in keyed])
+    old_indexes = model.persistentIndexList()
+    new_indexes = [model.index(new_row_of_old[ix.row()], ix.column()) for ix in old_indexes]
+    model.changePersistentIndexList(old_indexes, new_indexes)
+    model.layoutChanged.emit()

@@ -1,0 +1,74 @@
+"""The status-bar progress of a screen: stage name, counts, time left and a Cancel button.
+
+The fraction of the whole screen comes from ``core.progress.overall_fraction`` (stage weights);
+the time left is extrapolated from the elapsed time once a few percent are done.
+Imports PySide6 only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from neardup_gui.core.progress import STAGE_LABELS, overall_fraction
+from neardup_gui.ui.labels import format_duration, tr
+
+_STEPS = 1000
+_MIN_SHARE_FOR_ESTIMATE = 0.03
+
+
+class ProgressPanel(QWidget):
+    """Progress bar with stage, counts, estimate and Cancel; hidden when idle."""
+
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.stage_label = QLabel()
+        self.bar = QProgressBar()
+        self.bar.setRange(0, _STEPS)
+        self.bar.setMinimumWidth(220)
+        self.bar.setTextVisible(True)
+        self.eta_label = QLabel()
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop the screen; the previous results stay"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stage_label)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.eta_label)
+        layout.addWidget(self.cancel_button)
+        self.cancel_button.clicked.connect(self._on_cancel)
+        self._started = 0.0
+        self.hide()
+
+    def start(self) -> None:
+        self._started = time.monotonic()
+        self.bar.setValue(0)
+        self.bar.setFormat("%p%")
+        self.stage_label.setText(self.tr("Starting…"))
+        self.eta_label.setText("")
+        self.cancel_button.setEnabled(True)
+        self.show()
+
+    def update_progress(self, done: int, total: int, stage: str) -> None:
+        """Show one progress report of the worker."""
+        share = overall_fraction(stage, done, total)
+        self.bar.setValue(round(share * _STEPS))
+        stage_text = tr(STAGE_LABELS.get(stage, stage))
+        counts = f" {done:,} / {total:,}" if total > 0 else ""
+        if self.cancel_button.isEnabled():
+            self.stage_label.setText(f"{stage_text}{counts}")
+        elapsed = time.monotonic() - self._started
+        if share >= _MIN_SHARE_FOR_ESTIMATE and elapsed > 0.5:
+            self.eta_label.setText(self.tr("{0} left").format(format_duration(elapsed * (1 - share) / share)))
+
+    def stop(self) -> None:
+        self.hide()
+
+    def _on_cancel(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.stage_label.setText(self.tr("Cancelling…"))
+        self.cancel_requested.emit()

@@ -1,0 +1,143 @@
+"""Remembered UI state behind typed getters: the only module that touches ``QSettings``.
+
+Geometry, splitter and header states, recent folders, the workspace chosen per source, the last
+screening parameters and the reviewer's name. Lists are stored as lists and converted on read; the
+parameters as JSON (``ScreenParams.to_dict``), so a value written by an older version that no longer
+validates falls back to the defaults instead of breaking start-up.
+Imports PySide6.QtCore only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from neardup_gui.core.records import ScreenParams
+
+log = logging.getLogger(__name__)
+
+ORGANIZATION = "neardup"
+APPLICATION = "neardup_gui"
+MAX_RECENT = 10
+
+
+class AppSettings:
+    """Typed access to the window's remembered state.
+
+    Args:
+        store: The ``QSettings`` to use; default the per-user native store of the application.
+            Tests and the headless capture pass an INI file of their own.
+    """
+
+    def __init__(self, store: QSettings | None = None) -> None:
+        self._s = store if store is not None else QSettings(ORGANIZATION, APPLICATION)
+
+    @classmethod
+    def in_file(cls, path: Path | str) -> AppSettings:
+        """Settings kept in an INI file of their own (tests, headless capture)."""
+        return cls(QSettings(str(path), QSettings.Format.IniFormat))
+
+    def sync(self) -> None:
+        """Write pending changes to permanent storage."""
+        self._s.sync()
+
+    # -- byte blobs (geometry, splitters, headers) ------------------------------------------------
+    def _bytes(self, key: str) -> QByteArray | None:
+        value = self._s.value(key)
+        if isinstance(value, QByteArray) and not value.isEmpty():
+            return value
+        if isinstance(value, (bytes, bytearray)) and value:
+            return QByteArray(bytes(value))
+        return None
+
+    def window_geometry(self) -> QByteArray | None:
+        return self._bytes("window/geometry")
+
+    def set_window_geometry(self, value: QByteArray) -> None:
+        self._s.setValue("window/geometry", value)
+
+    def window_state(self) -> QByteArray | None:
+        return self._bytes("window/state")
+
+    def set_window_state(self, value: QByteArray) -> None:
+        self._s.setValue("window/state", value)
+
+    def splitter_state(self, name: str) -> QByteArray | None:
+        return self._bytes(f"splitters/{name}")
+
+    def set_splitter_state(self, name: str, value: QByteArray) -> None:
+        self._s.setValue(f"splitters/{name}", value)
+
+    def header_state(self, name: str) -> QByteArray | None:
+        return self._bytes(f"headers/{name}")
+
+    def set_header_state(self, name: str, value: QByteArray) -> None:
+        self._s.setValue(f"headers/{name}", value)
+
+    # -- folders ------------------------------------------------------------------------------
+    def recent_folders(self) -> list[str]:
+        """Recently opened source folders, most recent first."""
+        value = self._s.value("folders/recent", [])
+        if isinstance(value, str):  # QSettings returns a lone string for a one-item list
+            value = [value]
+        return [str(v) for v in (value or []) if v][:MAX_RECENT]
+
+    def add_recent_folder(self, folder: Path | str) -> None:
+        folder = str(folder)
+        items = [folder] + [f for f in self.recent_folders() if f != folder]
+        self._s.setValue("folders/recent", items[:MAX_RECENT])
+
+    def workspace_for(self, source: Path | str) -> str | None:
+        """The workspace the user chose for this source folder, if any."""
+        chosen = self._json("folders/workspaces", {})
+        value = chosen.get(str(source)) if isinstance(chosen, dict) else None
+        return str(value) if value else None
+
+    def set_workspace_for(self, source: Path | str, workspace: Path | str) -> None:
+        chosen = self._json("folders/workspaces", {})
+        if not isinstance(chosen, dict):
+            chosen = {}
+        chosen[str(source)] = str(workspace)
+        self._s.setValue("folders/workspaces", json.dumps(chosen, ensure_ascii=False))
+
+    # -- screening parameters -------------------------------------------------------------------
+    def last_params(self) -> ScreenParams | None:
+        """The parameters of the last screen started, or None (never set, or no longer valid)."""
+        data = self._json("screen/params", None)
+        if not isinstance(data, dict):
+            return None
+        try:
+            return ScreenParams.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            log.warning("ignoring remembered parameters that no longer validate: %s", exc)
+            return None
+
+    def set_last_params(self, params: ScreenParams) -> None:
+        self._s.setValue("screen/params", json.dumps(params.to_dict(), ensure_ascii=False))
+
+    # -- review -------------------------------------------------------------------------------
+    def reviewer(self) -> str:
+        return str(self._s.value("review/reviewer", "") or "")
+
+    def set_reviewer(self, name: str) -> None:
+        self._s.setValue("review/reviewer", name.strip())
+
+    def sync_scroll(self) -> bool:
+        return bool(self._s.value("diff/sync_scroll", True, type=bool))
+
+    def set_sync_scroll(self, on: bool) -> None:
+        self._s.setValue("diff/sync_scroll", bool(on))
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _json(self, key: str, default: object) -> object:
+        raw = self._s.value(key)
+        if not raw:
+            return default
+        try:
+            return json.loads(str(raw))
+        except ValueError:
+            log.warning("ignoring unreadable setting %s", key)
+            return default

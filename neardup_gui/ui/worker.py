@@ -1,0 +1,185 @@
+"""Background work: the screen (a QObject worker on a QThread) and pair diffs (a thread pool).
+
+``ScreenWorker`` calls ``tasks.screen_folder`` with a progress adapter whose ``report`` emits
+``progress_changed`` (throttled by ``CallbackProgress``) and whose ``check`` raises ``Cancelled``
+once ``cancel()`` set the event. The worker only emits; the GUI thread owns every widget and model.
+``ScreenRunner`` keeps the thread and the worker alive until the run ends and refuses a second run.
+``DiffJob`` computes one pair's ``PairDiff`` in a pool thread; answers carry a request id so the view
+can drop those for a pair that is no longer selected.
+Imports PySide6 and ``neardup_gui.tasks`` / ``neardup_gui.core`` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
+
+from neardup_gui import tasks
+from neardup_gui.core.diffspans import pair_diff
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.records import NormalizeOptions, ScreenParams
+
+log = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL = 0.15  # seconds between progress signals: a few updates a second
+
+
+class ScreenWorker(QObject):
+    """Runs one screen when ``run`` is invoked (in the thread it was moved to)."""
+
+    progress_changed = Signal(int, int, str)  # done, total, stage
+    screening_finished = Signal(object)  # tasks.ScreenOutcome
+    screening_failed = Signal(str, str)  # message, details (traceback)
+    screening_cancelled = Signal()
+
+    def __init__(self, source: Path, params: ScreenParams, out_dir: Path | None) -> None:
+        super().__init__()
+        self.source = source
+        self.params = params
+        self.out_dir = out_dir
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the run to stop at its next check (thread-safe; returns at once)."""
+        self._cancel.set()
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    def _report(self, stage: str, done: int, total: int) -> None:
+        self.progress_changed.emit(done, total, stage)
+
+    @Slot()
+    def run(self) -> None:
+        progress = CallbackProgress(self._report, self._cancel, min_interval=PROGRESS_INTERVAL)
+        try:
+            outcome = tasks.screen_folder(self.source, self.params, out_dir=self.out_dir, progress=progress)
+        except Cancelled:
+            log.info("screen of %s cancelled", self.source)
+            self.screening_cancelled.emit()
+        except Exception as exc:  # every failure must reach the user, never kill the thread silently
+            log.exception("screen of %s failed", self.source)
+            self.screening_failed.emit(str(exc) or type(exc).__name__, traceback.format_exc())
+        else:
+            self.screening_finished.emit(outcome)
+
+
+class ScreenRunner(QObject):
+    """Starts screens on a thread of their own, one at a time, and forwards their signals."""
+
+    progress_changed = Signal(int, int, str)
+    screening_finished = Signal(object)
+    screening_failed = Signal(str, str)
+    screening_cancelled = Signal()
+    running_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: ScreenWorker | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None
+
+    @property
+    def worker(self) -> ScreenWorker | None:
+        return self._worker
+
+    def start(self, source: Path, params: ScreenParams, out_dir: Path | None) -> ScreenWorker:
+        """Start a screen; raises ``RuntimeError`` while another one is running."""
+        if self.running:
+            raise RuntimeError("a screen is already running")
+        thread = QThread(self)
+        thread.setObjectName("screen")
+        worker = ScreenWorker(source, params, out_dir)
+        worker.moveToThread(thread)
+        worker.progress_changed.connect(self.progress_changed)
+        worker.screening_finished.connect(self._on_finished)
+        worker.screening_failed.connect(self._on_failed)
+        worker.screening_cancelled.connect(self._on_cancelled)
+        thread.started.connect(worker.run)
+        thread.finished.connect(worker.deleteLater)
+        self._thread, self._worker = thread, worker
+        thread.start()
+        self.running_changed.emit(True)
+        return worker
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Cancel a running screen and wait for its thread (window closing)."""
+        thread = self._thread
+        self.cancel()
+        if thread is not None:
+            thread.quit()
+            thread.wait(timeout_ms)
+
+    def _end(self) -> None:
+        thread = self._thread
+        self._thread, self._worker = None, None
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+            thread.deleteLater()
+        self.running_changed.emit(False)
+
+    def _on_finished(self, outcome: object) -> None:
+        self._end()
+        self.screening_finished.emit(outcome)
+
+    def _on_failed(self, message: str, details: str) -> None:
+        self._end()
+        self.screening_failed.emit(message, details)
+
+    def _on_cancelled(self) -> None:
+        self._end()
+        self.screening_cancelled.emit()
+
+
+class DiffChannel(QObject):
+    """Carries a pool thread's answer to the GUI thread (queued, since it lives there)."""
+
+    diff_ready = Signal(int, object)  # request id, PairDiff
+    diff_failed = Signal(int, str)  # request id, details
+
+
+class DiffJob(QRunnable):
+    """Computes ``pair_diff`` for one pair in a pool thread."""
+
+    def __init__(
+        self,
+        request_id: int,
+        left: str,
+        right: str,
+        options: NormalizeOptions,
+        min_len: int,
+        channel: DiffChannel,
+    ) -> None:
+        super().__init__()
+        self.request_id = request_id
+        self._args = (left, right, options, min_len)
+        self._channel = channel
+
+    def run(self) -> None:
+        left, right, options, min_len = self._args
+        try:
+            result = pair_diff(left, right, options, min_len=min_len)
+        except Exception:
+            log.exception("diff of request %s failed", self.request_id)
+            self._emit(self._channel.diff_failed, traceback.format_exc())
+        else:
+            self._emit(self._channel.diff_ready, result)
+
+    def _emit(self, signal: object, value: object) -> None:
+        try:
+            signal.emit(self.request_id, value)  # type: ignore[attr-defined]
+        except RuntimeError:
+            pass  # the view was closed while this pair was computed; nobody is waiting
