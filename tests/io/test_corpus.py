@@ -1,6 +1,7 @@
 """Reading the source folder: statuses, encodings, ids, sidecar, integrity, read-only guarantee.
 
-Every test builds real files in tmp_path; nothing is mocked.
+Every test builds real files in tmp_path; nothing is mocked. Decoding of bytes on their own is
+tested in test_decoding.py.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ TRADITIONAL = (
     "數據顯示，全市地區生產總值同比增長百分之五點二，工業生產保持穩定，消費市場逐步回暖。\n"
     "發言人表示，下一步將繼續優化營商環境，支持中小企業發展，確保全年目標順利完成。"
 )
-SHORT_SIMPLIFIED = "中华人民共和国成立了"  # 10 characters: unrestricted detectors call this cp949
-SHORT_TRADITIONAL = "臺灣總統府發表聲明說"
-MIXED_ASCII = "Version 2.1 release notes: 修复了若干问题 (see README)."
 
 
 
@@ -248,67 +246,6 @@ def test_read_only_source_folder_scans_and_stays_unchanged(source: Path) -> None
     finally:
         for p in reversed(paths):
             p.chmod(modes[p])
-
-
-def test_short_gbk_text_is_gb18030_not_korean() -> None:
-    assert decode_bytes(SHORT_SIMPLIFIED.encode("gbk")) == (SHORT_SIMPLIFIED, "gb18030")
-    assert decode_bytes(MIXED_ASCII.encode("gbk")) == (MIXED_ASCII, "gb18030")
-
-
-def test_big5_text_is_big5_not_garbage_gb18030() -> None:
-    # Big5 bytes always decode "successfully" as GB18030; the plausibility check must refuse that.
-    assert decode_bytes(SHORT_TRADITIONAL.encode("big5")) == (SHORT_TRADITIONAL, "big5")
-    assert decode_bytes(TRADITIONAL.encode("big5")) == (TRADITIONAL, "big5")
-
-
-@pytest.mark.parametrize(
-    "text",
-    [SIMPLIFIED, TRADITIONAL, SHORT_SIMPLIFIED, SHORT_TRADITIONAL, "你好世界", "hello\r\nworld", "𠀀𪚥 😀 中文"],
-)
-@pytest.mark.parametrize(
-    ("codec", "reported"),
-    [("utf-16-le", "utf-16-le"), ("utf-16-be", "utf-16-be"), ("utf-16", "utf-16"), ("utf-32", "utf-32"),
-     ("utf-8-sig", "utf-8-sig")],
-)
-def test_unicode_encodings_round_trip(text: str, codec: str, reported: str) -> None:
-    assert decode_bytes(text.encode(codec)) == (text, reported)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["请于本周五前提交报告", "关于加强安全生产工作的通知", "第三条 本办法自发布之日起施行。",
-     "注：以上数据截至2023年12月31日", "张三说：“不行。”", SIMPLIFIED],
-)
-def test_gbk_snippets_decode_as_gb18030(text: str) -> None:
-    assert decode_bytes(text.encode("gbk")) == (text, "gb18030")
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["請於本週五前提交報告", "關於加強安全生產工作的通知", "第三條 本辦法自發布之日起施行。",
-     "註：以上資料截至2023年12月31日", "張三說：「不行。」", "中文"],
-)
-def test_big5_snippets_decode_as_big5(text: str) -> None:
-    assert decode_bytes(text.encode("big5")) == (text, "big5")
-
-
-def test_gb18030_four_byte_characters_decode() -> None:
-    text = "生僻字𠀀𪚥与表情😀"
-    assert decode_bytes(text.encode("gb18030")) == (text, "gb18030")
-
-
-def test_bom_is_stripped_and_line_endings_are_kept() -> None:
-    text, enc = decode_bytes(codecs.BOM_UTF8 + "一\r\n二\r三\n".encode())
-    assert (text, enc) == ("一\r\n二\r三\n", "utf-8-sig")
-
-
-def test_binary_and_undecodable_bytes_raise() -> None:
-    with pytest.raises(BinaryContentError, match="PNG"):
-        decode_bytes(tiny_png())
-    with pytest.raises(BinaryContentError, match="NUL"):
-        decode_bytes(b"\x01\x02\x00\x00\x00\x07\xff\x00\x13")
-    with pytest.raises(UndecodableError):
-        decode_bytes(UNDECODABLE)
 
 
 def test_doc_ids_are_stable_and_differ_by_path(source: Path) -> None:
@@ -526,17 +463,6 @@ def test_integrity_notices_same_size_edits(source: Path) -> None:
     ]
 
 
-def test_traditional_text_saved_as_gb18030_stays_gb18030() -> None:
-    assert decode_bytes(TRADITIONAL.encode("gb18030")) == (TRADITIONAL, "gb18030")
-
-
-def test_bomless_utf16_that_happens_to_be_valid_utf8_is_still_utf16() -> None:
-    # Each UTF-16 code unit of these characters is two ASCII-range bytes (control characters).
-    text = "持中小企業發"
-    assert text.encode("utf-16-be").decode("utf-8")  # valid UTF-8, but garbage
-    assert decode_bytes(text.encode("utf-16-be")) == (text, "utf-16-be")
-
-
 def test_reader_modules_do_not_load_qt() -> None:
     code = (
         "import sys, neardup_gui.io.corpus, neardup_gui.io.paths;"
@@ -555,3 +481,11 @@ def test_a_document_read_again_gives_the_scanned_text(source: Path) -> None:
         read_document_text(source, big5)
     with pytest.raises(CorpusError, match="no text"):
         read_document_text(source, by_path(corpus)["misc/photo.jpg"])
+
+
+def test_decoding_names_are_still_importable_from_corpus() -> None:
+    from neardup_gui.io import decoding
+
+    assert decode_bytes is decoding.decode_bytes
+    assert UndecodableError is decoding.UndecodableError
+    assert BinaryContentError is decoding.BinaryContentError

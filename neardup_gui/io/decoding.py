@@ -1,0 +1,212 @@
+"""Turn a text file's bytes into text: binary detection, Chinese-aware decoding, plausibility.
+
+Decoding (:func:`decode_bytes`), in this order:
+
+1. known binary signatures (PNG, JPEG, GIF, PDF, ZIP/Office, ...) -> binary;
+2. byte-order mark: UTF-32 (checked before UTF-16, whose BOM is its prefix), UTF-8, UTF-16;
+3. NUL bytes: BOM-less UTF-16 LE/BE if one of them reads as plausible text, else binary;
+4. strict UTF-8, unless the text holds control characters (then it competes in step 5, keeping
+   ties: BOM-less UTF-16 of Chinese text is often valid UTF-8 full of control characters);
+5. GB18030, Big5 (then CP950), UTF-16 LE/BE without BOM: every candidate that decodes strictly is
+   scored for plausibility (share of common Chinese characters, ASCII and punctuation; private-use,
+   control and unassigned code points count against it). The best one wins; near ties (texts of two
+   or three characters) go to the first in that order. Nothing plausible -> undecodable.
+
+charset-normalizer is not used: restricted to these candidates it agreed with the plausibility score
+except on near ties, where it was wrong more often than the fixed order, and unrestricted it reads
+short GBK text as cp949 (Korean).
+
+Reported encoding names are Python codec names such that ``data.decode(encoding) == text`` always
+holds: ``utf-8``, ``utf-8-sig``, ``utf-32`` and ``utf-16`` (with BOM; the codec strips it),
+``utf-16-le``, ``utf-16-be`` (no BOM), ``gb18030`` (also for GBK/GB2312 files), ``big5``, ``cp950``.
+The decoded text is otherwise unchanged: line endings are kept, so offsets match the file.
+
+Pure functions on bytes and strings: no file access. Must not import Qt.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = [
+    "BinaryContentError",
+    "UndecodableError",
+    "decode_bytes",
+    "detect_binary",
+    "plausibility",
+]
+
+
+class UndecodableError(ValueError):
+    """Bytes that are not text in any supported encoding."""
+
+
+class BinaryContentError(UndecodableError):
+    """Bytes that are binary data (a known file signature, or NUL bytes outside UTF-16)."""
+
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF87a", "GIF image"),
+    (b"GIF89a", "GIF image"),
+    (b"%PDF-", "PDF document"),
+    (b"PK\x03\x04", "ZIP archive (also .docx, .xlsx, .epub)"),
+    (b"PK\x05\x06", "ZIP archive (empty)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "OLE2 file (old .doc/.xls)"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (b"Rar!\x1a\x07", "RAR archive"),
+    (b"\x7fELF", "ELF executable"),
+    (b"SQLite format 3\x00", "SQLite database"),
+)
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16 LE: FF FE is its prefix
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+# Candidates after strict UTF-8 fails, in order of preference on a tie.
+_LEGACY_CANDIDATES = ("gb18030", "big5", "cp950", "utf-16-le", "utf-16-be")
+# Plausibility is a weighted share in [-2, 1]; real text scores ~1.0, a Big5 file read as GB18030
+# or random bytes read as UTF-16 score below 0 (see tests/io/test_corpus.py for measured cases).
+_PLAUSIBLE_MIN = 0.5
+_TIE_MARGIN = 0.02
+_SCORE_SAMPLE = 50_000
+_WHITESPACE_RE = re.compile(r"\s+")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but tab, LF, CR
+
+
+def detect_binary(data: bytes) -> str | None:
+    """Name the binary file type whose signature starts ``data``, or None."""
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _char_weight(ch: str) -> float:
+    """How much one (non-whitespace) character speaks for a decoding being right."""
+    o = ord(ch)
+    if o < 0x80:
+        return 1.0 if ch.isprintable() else -2.0
+    category = unicodedata.category(ch)
+    if category in ("Cc", "Co", "Cn", "Cs"):  # control, private use, unassigned, surrogate
+        return -2.0
+    if 0x3400 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF or 0x20000 <= o <= 0x3FFFF:
+        return 1.0 if _is_common_hanzi(ch) else 0.5
+    if 0x3000 <= o <= 0x303F or 0xFF00 <= o <= 0xFFEF or 0x2000 <= o <= 0x206F:
+        return 1.0  # CJK punctuation, full-width forms, general punctuation
+    return 0.5  # kana, Hangul, Greek, box drawing, ...: real but unusual in our texts
+
+
+def _is_common_hanzi(ch: str) -> bool:
+    """True for GB2312 level-1 (3,755 frequent simplified) or Big5 level-1 (5,401 frequent
+    traditional) characters. A wrong decoding of Chinese bytes lands mostly outside both."""
+    try:
+        b = ch.encode("gb2312")
+        if 0xB0 <= b[0] <= 0xD7:
+            return True
+    except UnicodeEncodeError:
+        pass
+    try:
+        b = ch.encode("big5")
+        return 0xA440 <= (b[0] << 8 | b[1]) <= 0xC67E
+    except UnicodeEncodeError:
+        return False
+
+
+def plausibility(text: str) -> float:
+    """Score how much ``text`` looks like real (mostly Chinese) text: 1.0 = every non-space character
+    is ASCII, common hanzi or punctuation; below 0 = garbage. Samples long texts evenly."""
+    compact = _WHITESPACE_RE.sub("", text)
+    if not compact:
+        return 1.0
+    if len(compact) > _SCORE_SAMPLE:
+        compact = compact[:: len(compact) // _SCORE_SAMPLE + 1]
+    counts = Counter(compact)
+    return sum(_char_weight(ch) * n for ch, n in counts.items()) / len(compact)
+
+
+def _strict(data: bytes, encoding: str) -> str | None:
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+
+
+def _best_candidate(data: bytes, encodings: Sequence[str]) -> tuple[str, str] | None:
+    """Decode with every candidate; return the most plausible (text, encoding), or None."""
+    scored: list[tuple[float, int, str, str]] = []
+    for rank, enc in enumerate(encodings):
+        if enc == "cp950" and any(s[3] == "big5" for s in scored):
+            continue  # CP950 only when plain Big5 fails (Windows extensions)
+        text = _strict(data, enc)
+        if text is not None:
+            scored.append((plausibility(text), rank, text, enc))
+    if not scored:
+        return None
+    top = max(s[0] for s in scored)
+    if top < _PLAUSIBLE_MIN:
+        return None
+    # Near ties happen only for texts of two or three characters; measured on such snippets, the
+    # fixed preference (GB18030 first: the corpus is mostly mainland Chinese) was right more often
+    # than charset-normalizer (574 vs 513 of 600 two-character snippets, half GBK, half Big5).
+    tied = sorted((s for s in scored if s[0] >= top - _TIE_MARGIN), key=lambda s: s[1])
+    return tied[0][2], tied[0][3]
+
+
+def decode_bytes(data: bytes) -> tuple[str, str]:
+    """Decode a file's bytes (see the module docstring for the order of attempts).
+
+    Args:
+        data: The whole file.
+
+    Returns:
+        ``(text, encoding)``; ``data.decode(encoding) == text``. A BOM is stripped; nothing else
+        changes (line endings are kept). ``b""`` gives ``("", "utf-8")``.
+
+    Raises:
+        BinaryContentError: A known binary signature, or NUL bytes that are not UTF-16 text.
+        UndecodableError: No supported encoding gives plausible text.
+    """
+    kind = detect_binary(data)
+    if kind:
+        raise BinaryContentError(kind)
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            text = _strict(data, enc)
+            if text is not None:
+                return text, enc
+    if b"\x00" in data:
+        # BOM-less UTF-16: ASCII characters put their NUL on the odd (LE) or even (BE) byte.
+        if len(data) % 2 == 0:
+            odd, even = data[1::2].count(0), data[0::2].count(0)
+            order = ("utf-16-le", "utf-16-be") if odd >= even else ("utf-16-be", "utf-16-le")
+            found = _best_candidate(data, order)
+            if found:
+                return found
+        raise BinaryContentError("contains NUL bytes")
+    text = _strict(data, "utf-8")
+    if text is not None:
+        if not _CONTROL_RE.search(text):
+            return text, "utf-8"
+        # Control characters: BOM-less UTF-16 of CJK text is often valid UTF-8 (its bytes fall in
+        # the ASCII range). Let the other candidates compete; UTF-8 keeps ties and the fallback.
+        found = _best_candidate(data, ("utf-8", *_LEGACY_CANDIDATES))
+        return found if found else (text, "utf-8")
+    found = _best_candidate(data, _LEGACY_CANDIDATES)
+    if found:
+        return found
+    raise UndecodableError(
+        "not valid UTF-8, and GB18030, Big5 and UTF-16 give no plausible text"
+    )
