@@ -79,11 +79,15 @@ class _Table:
         self.multi: dict[int, np.ndarray] = {}
         self.lock = threading.Lock()
 
-    def fill(self, cps: np.ndarray) -> None:
+    def lookup(self, cps: np.ndarray) -> np.ndarray:
+        """Table values for ``cps``, filling in code points not seen before."""
         vals = self.values[cps]
-        if not (vals == _UNKNOWN).any():
-            return
-        todo = np.unique(cps[vals == _UNKNOWN])
+        if (vals == _UNKNOWN).any():
+            self._fill(np.unique(cps[vals == _UNKNOWN]))
+            vals = self.values[cps]
+        return vals
+
+    def _fill(self, todo: np.ndarray) -> None:
         with self.lock:
             for cp in todo.tolist():
                 ch = chr(cp)
@@ -144,8 +148,7 @@ class Normalized:
 
 
 def _fast(cps: np.ndarray, table: _Table) -> Normalized | None:
-    table.fill(cps)
-    vals = table.values[cps]
+    vals = table.lookup(cps)
     if (vals == _COMPLEX).any():
         return None
     raw_index = np.arange(cps.size, dtype=np.int64)
@@ -230,8 +233,7 @@ def normalize_batch(texts: list[str], options: NormalizeOptions | None = None) -
     cps = codepoints("".join(texts))
     bounds = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(t) for t in texts], out=bounds[1:])
-    table.fill(cps)
-    vals = table.values[cps]
+    vals = table.lookup(cps)
     keep = vals >= 0
     kept_before = np.zeros(cps.size + 1, dtype=np.int64)
     np.cumsum(keep, out=kept_before[1:])
