@@ -16,6 +16,7 @@ import argparse
 import functools
 import hashlib
 import os
+import sqlite3
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -33,6 +34,7 @@ from neardup_gui.io.session import (
     ReviewSession,
     SessionInUseError,
     SessionReadOnlyError,
+    SessionVersionError,
 )
 
 EXIT_OK = 0
@@ -110,7 +112,8 @@ def _guarded(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Na
     def run(args: argparse.Namespace) -> int:
         try:
             return func(args)
-        except (_Refused, SessionInUseError, SessionReadOnlyError, ValueError) as exc:
+        except (_Refused, SessionInUseError, SessionReadOnlyError, SessionVersionError,
+                ValueError, sqlite3.DatabaseError) as exc:  # fmt: skip
             return _error(str(exc))
         except OSError as exc:
             return _error(str(exc))

@@ -110,7 +110,7 @@ def xlsx_text(text: str, stats: CellStats | None = None) -> str | None:
         stats.replaced_characters += n_controls + n_unreadable
         if looks_like_formula(clean):
             stats.formula_like += 1
-    if _utf16_len(clean) > EXCEL_CELL_LIMIT:
+    if len(clean) > EXCEL_CELL_LIMIT // 2 and _utf16_len(clean) > EXCEL_CELL_LIMIT:
         clean = _cut_utf16(clean, EXCEL_CELL_LIMIT - _utf16_len(TRUNCATION_MARKER)) + TRUNCATION_MARKER
         if stats is not None:
             stats.truncated += 1

@@ -42,7 +42,7 @@ from neardup_gui.core.records import (
 )
 from neardup_gui.io.cellsafe import csv_cell
 from neardup_gui.io.paths import atomic_write_bytes
-from neardup_gui.io.session import PairState, effective_state, utc_key
+from neardup_gui.io.session import PairState, effective_state, pair_histories
 
 REVIEW_DECISION = {
     REVIEW_SUGGEST_MERGE: "merge",
@@ -173,36 +173,29 @@ def candidate_records(
     return rows
 
 
-def _pair_states(
-    decisions: Sequence[Decision], arbitrations: Sequence[Arbitration]
-) -> dict[tuple[str, str], PairState]:
-    by_pair: dict[tuple[str, str], list[tuple[str, Decision]]] = {}
-    for d in decisions:
-        by_pair.setdefault((d.left, d.right), []).append((utc_key(d.time)[1], d))
-    arbs: dict[tuple[str, str], list[tuple[str, Arbitration]]] = {}
-    for a in arbitrations:
-        arbs.setdefault((a.left, a.right), []).append((utc_key(a.time)[1], a))
-    states = {}
-    for key in by_pair.keys() | arbs.keys():
-        history = sorted(by_pair.get(key, []), key=lambda item: item[0])
-        settled = sorted(arbs.get(key, []), key=lambda item: item[0])
-        states[key] = effective_state(key[0], key[1], history, settled)
-    return states
-
-
 def review_records(
     decisions: Sequence[Decision],
     arbitrations: Sequence[Arbitration],
     documents: Iterable[Document] | Mapping[str, Document],
 ) -> list[dict[str, Any]]:
-    """One dict per decision (history order), then one per arbitration, keyed by REVIEW_FIELDS.
+    """One dict per decision, then one per arbitration, keyed by REVIEW_FIELDS.
 
-    ``arbitration_state`` is the pair's state now (``none``, ``pending_arbitration``,
-    ``arbitrated``; ``final`` on arbitration rows). ``stale`` says whether the decision was made
-    on a file whose SHA-256 differs from the one in ``documents``.
+    Args:
+        decisions, arbitrations: The history in time order, as ``ReviewSession.decisions()``
+            and ``arbitrations()`` return it.
+        documents: The manifest the rows are described against (paths, versions, hashes).
+
+    Returns:
+        Rows whose ``arbitration_state`` is the pair's state now (``none``,
+        ``pending_arbitration``, ``arbitrated``; ``final`` on arbitration rows) and whose
+        ``stale`` says whether the decision was made on a file whose SHA-256 differs from the
+        one in ``documents``.
     """
     docs = _by_id(documents)
-    states = _pair_states(decisions, arbitrations)
+    states = {
+        key: effective_state(*key, history, settled)
+        for key, (history, settled) in pair_histories(decisions, arbitrations).items()
+    }
 
     def path(doc_id: str) -> str:
         doc = docs.get(doc_id)
@@ -210,8 +203,7 @@ def review_records(
 
     rows: list[dict[str, Any]] = []
     for d in decisions:
-        kept = {"left": d.left, "right": d.right}.get(d.retained, "")
-        kept_doc = docs.get(kept)
+        kept = {"left": [d.left], "right": [d.right], "both": [d.left, d.right]}.get(d.retained, [])
         stale = any(
             sha and doc_id in docs and docs[doc_id].sha256 and docs[doc_id].sha256 != sha
             for doc_id, sha in ((d.left, d.left_sha256), (d.right, d.right_sha256))
@@ -222,8 +214,8 @@ def review_records(
                 "right_doc_id": d.right, "right_path": path(d.right), "status": d.status,
                 "review_decision": review_decision(d.status), "reason": d.reason,
                 "retained": d.retained,
-                "retained_doc_id": kept if d.retained != "both" else f"{d.left}, {d.right}",
-                "retained_version": kept_doc.version if kept_doc else "",
+                "retained_doc_id": ", ".join(kept),
+                "retained_version": ", ".join(docs[k].version for k in kept if k in docs),
                 "related_source": d.related_source, "original_source": d.original_source,
                 "author": d.author, "reprint_permission": d.reprint_permission,
                 "reviewer": d.reviewer, "time": d.time,

@@ -68,10 +68,13 @@ def test_unknown_document_is_refused_with_exit_2(outdir: Path, capsys) -> None:
     assert _decisions(outdir)[0] == []
 
 
-def test_folder_without_session_is_refused(tmp_path: Path, capsys) -> None:
-    code = main(["decide", str(tmp_path), "--left", "a", "--right", "b", "--status", "keep_both",
-                 "--reviewer", "x"])  # fmt: skip
-    assert code == 2 and "no review session" in capsys.readouterr().err
+def test_folder_without_session_or_with_a_damaged_one_is_refused(tmp_path: Path, capsys) -> None:
+    args = ["--left", "a", "--right", "b", "--status", "keep_both", "--reviewer", "x"]
+    assert main(["decide", str(tmp_path), *args]) == 2
+    assert "no review session" in capsys.readouterr().err
+    (tmp_path / SESSION_FILENAME).write_bytes(b"this is not a database, just bytes" * 100)
+    assert main(["decide", str(tmp_path), *args]) == 2
+    assert "not a database" in capsys.readouterr().err
 
 
 def test_disagreement_then_arbitration_from_the_command_line(outdir: Path, capsys) -> None:

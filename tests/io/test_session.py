@@ -29,6 +29,7 @@ from neardup_gui.io.session import (
     ReviewSession,
     SessionInUseError,
     SessionReadOnlyError,
+    SessionVersionError,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -265,7 +266,7 @@ def test_a_session_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     raw = sqlite3.connect(path)
     raw.execute("PRAGMA user_version = 99")
     raw.close()
-    with pytest.raises(RuntimeError, match="newer"):
+    with pytest.raises(SessionVersionError, match="newer"):
         ReviewSession.open(path)
-    with pytest.raises(RuntimeError, match="newer"):  # not "in use": the failed open let go
+    with pytest.raises(SessionVersionError, match="newer"):  # not "in use": the failed open let go
         ReviewSession.open(path)
