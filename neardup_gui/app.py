@@ -165,6 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = _application()
     install_excepthook(capture=bool(args.capture))
 
+    from PySide6.QtCore import QCoreApplication, QEvent
+
     from neardup_gui.io.paths import sample_corpus_dir
     from neardup_gui.ui.main_window import MainWindow
     from neardup_gui.ui.settings import AppSettings
@@ -173,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="neardup-capture-") as scratch:
         # A capture must not read or change the user's remembered state.
         settings = AppSettings.in_file(Path(scratch) / "settings.ini") if args.capture else AppSettings()
+        if args.capture and not source.is_dir():
+            print(f"not a folder: {source}", file=sys.stderr)
+            return EXIT_CAPTURE_FAILED
         window = MainWindow(settings)
         try:
             if not window.set_source(source, screen=False):
@@ -191,3 +196,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             window.close()
             window.deleteLater()
+            # Delete it now (with any message box it still shows): the event loop has ended.
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -256,7 +256,7 @@ class DiffView(QWidget):
         self.left.set_highlights(left)
         self.right.set_highlights(right)
         self.state_label.setText(
-            self.tr("{0} shared passages, {1} changes inside them").format(len(diff.segments), len(diff.hunks))
+            self.tr("shared passages: {0} · changes inside them: {1}").format(len(diff.segments), len(diff.hunks))
         )
         self._update_navigation()
         self._drawn_id = request_id

@@ -49,10 +49,10 @@ def _tint(hex_colour: str, share: float) -> QColor:
 
 BACKGROUND = {
     HighlightKind.UNIQUE: _tint(OKABE_ITO["reddish_purple"], 0.28),
-    HighlightKind.SHARED: _tint(OKABE_ITO["sky_blue"], 0.30),
-    HighlightKind.CHANGED: _tint(OKABE_ITO["orange"], 0.45),
+    HighlightKind.SHARED: _tint(OKABE_ITO["sky_blue"], 0.25),
+    HighlightKind.CHANGED: _tint(OKABE_ITO["yellow"], 0.60),
     HighlightKind.REVISION: _tint(OKABE_ITO["vermillion"], 0.45),
-    HighlightKind.CURRENT: _tint(OKABE_ITO["sky_blue"], 0.65),
+    HighlightKind.CURRENT: _tint(OKABE_ITO["sky_blue"], 0.60),
 }
 # Revision evidence is also underlined, so it stays visible when printed in grey.
 UNDERLINE = {HighlightKind.REVISION: QColor(OKABE_ITO["vermillion"])}

@@ -77,6 +77,7 @@ class ScreenRunner(QObject):
     screening_failed = Signal(str, str)
     screening_cancelled = Signal()
     running_changed = Signal(bool)
+    worker_created = Signal(object)  # the ScreenWorker, before its thread starts
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +107,7 @@ class ScreenRunner(QObject):
         thread.started.connect(worker.run)
         thread.finished.connect(worker.deleteLater)
         self._thread, self._worker = thread, worker
+        self.worker_created.emit(worker)
         thread.start()
         self.running_changed.emit(True)
         return worker

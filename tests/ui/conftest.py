@@ -16,8 +16,8 @@ import pytest
 from neardup_gui.io.paths import DATA_DIR_ENV, sample_corpus_dir
 from neardup_gui.ui.main_window import MainWindow
 from neardup_gui.ui.settings import AppSettings
+from ui_factories import SCREEN_TIMEOUT_MS
 
-SCREEN_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from neardup_gui.core.records import REVIEW_PENDING, Candidate, Document, FlagEvidence
 
+SCREEN_TIMEOUT_MS = 60_000  # generous: a loaded CI machine, never a timing assertion
+
 
 def make_document(doc_id: str, path: str, status: str = "ok", **extra: object) -> Document:
     fields = dict(

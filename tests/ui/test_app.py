@@ -1,0 +1,59 @@
+"""The entry point: headless capture of the window, --version, and the exception hook."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from neardup_gui import __version__
+from neardup_gui.app import install_excepthook, main
+
+
+def test_capture_screens_the_sample_and_saves_a_1400_by_900_png(
+    qapp, sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # main() installs its own; put ours back after
+    out = tmp_path / "shots" / "window.png"
+    workspace = tmp_path / "ws"
+    assert main(["--capture", str(out), str(sample), "--workspace", str(workspace)]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1400, 900)
+    assert (workspace / "session.sqlite").exists() and (workspace / "candidates.csv").exists()
+    assert not list(out.parent.glob("*.tmp"))
+    assert not any(p.name == "session.sqlite" for p in sample.rglob("*"))  # nothing written in the source
+
+
+def test_capture_of_a_missing_folder_fails_with_a_nonzero_exit(qapp, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    out = tmp_path / "x.png"
+    assert main(["--capture", str(out), str(tmp_path / "missing")]) != 0
+    assert not out.exists()
+
+
+def test_version_prints_the_program_version(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+def test_unexpected_errors_are_shown_with_details(qapp, qtbot, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    install_excepthook(capture=False)
+    try:
+        raise ValueError("<b>broken</b> 数据")
+    except ValueError as exc:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    boxes = [
+        w for w in QApplication.topLevelWidgets()
+        if isinstance(w, QMessageBox) and w.isVisible() and w.windowTitle() == "Unexpected error"
+    ]  # fmt: skip
+    assert boxes, "no message box shown"
+    box = boxes[-1]
+    assert "<b>broken</b> 数据" in box.text()  # plain text, shown literally
+    assert "ValueError" in box.detailedText()
+    box.close()

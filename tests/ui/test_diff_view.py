@@ -1,0 +1,163 @@
+"""The dual-pane diff: literal text, highlights on the right characters, navigation, stale answers."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+
+from neardup_gui.core.normalize import normalize
+from neardup_gui.core.records import FLAG_NUMBER_CHANGED, FlagEvidence, NormalizeOptions
+from neardup_gui.ui.diff_pane import DiffPane, Highlight
+from neardup_gui.ui.diff_view import BACKGROUND_CHARS, DiffView, PairRequest
+from neardup_gui.ui.offsets import OffsetMap
+from neardup_gui.ui.palette import HighlightKind
+from ui_factories import make_candidate, make_document
+
+OPTIONS = NormalizeOptions()
+SHARED = "柳塘街道首家社区食堂在杏园社区党群服务中心一楼正式开业，食堂营业面积约260平方米。"
+TAIL = "记者在现场看到，取餐区按荤菜、素菜、主食、汤品分列，每道菜旁都标有价格和主要食材。"
+
+
+def request(left: str, right: str, *, evidence: tuple[FlagEvidence, ...] = ()) -> PairRequest:
+    candidate = make_candidate("l", "r", 0.8, evidence=evidence, flags=tuple(e.flag for e in evidence))
+    return PairRequest(
+        candidate=candidate,
+        left_doc=make_document("l", "a/left.txt"),
+        right_doc=make_document("r", "b/right.txt"),
+        left_text=left,
+        right_text=right,
+        options=OPTIONS,
+        min_len=5,
+    )
+
+
+def shown(qtbot, view: DiffView, req: PairRequest) -> None:
+    with qtbot.waitSignal(view.pair_drawn, timeout=10_000, check_params_cb=lambda rid: rid == view.request_id):
+        view.show_pair(req)
+
+
+def make_view(qtbot) -> DiffView:
+    view = DiffView()
+    qtbot.addWidget(view)
+    view.resize(1000, 500)
+    return view
+
+
+def test_offset_map_counts_astral_characters_twice_and_crlf_once() -> None:
+    text = "𠀀a\r\nb𠀁c"
+    m = OffsetMap(text)
+    assert [m.to_qt(i) for i in range(len(text) + 1)] == [0, 2, 3, 4, 4, 5, 7, 8]
+    assert m.from_qt(2) == 1 and m.from_qt(4) == 4 and m.from_qt(7) == 6
+
+
+def test_html_looking_text_is_shown_literally(qtbot) -> None:
+    pane = DiffPane()
+    qtbot.addWidget(pane)
+    text = "<script>alert('x')</script>\n<b>粗体</b> &amp; 文本"
+    pane.set_text(text)
+    assert pane.toPlainText() == text
+    assert "<b>" not in pane.document().toHtml()  # escaped, not interpreted
+    assert pane.document().toHtml().count("&lt;b&gt;") == 1
+
+
+def test_highlight_lands_on_the_right_text_after_cjk_extension_b_characters(qtbot) -> None:
+    pane = DiffPane()
+    qtbot.addWidget(pane)
+    text = "𠀀𠀁𠀂\r\n前言𪚥" + SHARED + "\r\n𠀃结尾"
+    start = text.index(SHARED)
+    pane.set_text(text)
+    pane.set_highlights([Highlight(HighlightKind.SHARED, start, start + len(SHARED))])
+    (h,) = pane.highlights(HighlightKind.SHARED)
+    assert pane.highlighted_text(h) == SHARED
+    selections = pane.extraSelections()
+    assert selections[0].cursor.selectedText() == SHARED  # what Qt paints, read back from the document
+
+
+def test_shared_passages_get_the_same_text_on_both_sides_and_changes_are_marked(qtbot) -> None:
+    view = make_view(qtbot)
+    left = "通知\n" + SHARED + "午餐套餐最低12元。" + TAIL
+    right = "转载稿：\n" + SHARED + "午餐套餐最低15元。" + TAIL + "\n（来源：网站）"
+    shown(qtbot, view, request(left, right))
+    assert view.left.toPlainText() == left and view.right.toPlainText() == right
+    left_shared = view.left.highlights(HighlightKind.SHARED)
+    right_shared = view.right.highlights(HighlightKind.SHARED)
+    assert len(left_shared) == len(right_shared) == view.overlap_count() >= 2
+    for lh, rh in zip(left_shared, right_shared):
+        assert normalize(view.left.highlighted_text(lh), OPTIONS).text == normalize(
+            view.right.highlighted_text(rh), OPTIONS
+        ).text
+    covered = "".join(view.left.highlighted_text(h) for h in left_shared)
+    assert SHARED[:20] in covered and TAIL[-20:-1] in covered
+    changed = [view.right.highlighted_text(h) for h in view.right.highlights(HighlightKind.CHANGED)]
+    assert "5" in "".join(changed)
+    only_right = "".join(view.right.highlighted_text(h) for h in view.right.highlights(HighlightKind.UNIQUE))
+    assert "来源" in only_right
+
+
+def test_revision_flag_evidence_is_drawn_in_its_own_colour(qtbot) -> None:
+    view = make_view(qtbot)
+    left = SHARED + "票价为12元。" + TAIL
+    right = SHARED + "票价为15元。" + TAIL
+    number = (len(SHARED) + 3, len(SHARED) + 5)
+    evidence = FlagEvidence(FLAG_NUMBER_CHANGED, left_spans=(number,), right_spans=(number,), note="12 → 15")
+    shown(qtbot, view, request(left, right, evidence=(evidence,)))
+    (lh,) = view.left.highlights(HighlightKind.REVISION)
+    (rh,) = view.right.highlights(HighlightKind.REVISION)
+    assert view.left.highlighted_text(lh) == "12" and view.right.highlighted_text(rh) == "15"
+    assert "number changed" in lh.note
+
+
+def test_next_and_previous_move_through_overlaps_on_both_sides(qtbot) -> None:
+    view = make_view(qtbot)
+    left = SHARED + "甲方案作废。" + TAIL + "乙" * 3 + SHARED[::-1]
+    right = SHARED + "另有安排的说明文字。" + TAIL + "丙丁" * 20 + SHARED[::-1]
+    shown(qtbot, view, request(left, right))
+    count = view.overlap_count()
+    assert count >= 2
+    view.next_overlap()
+    assert view.current_overlap() == 0
+    view.next_overlap()
+    assert view.current_overlap() == 1
+    seg = view.diff.segments[1]
+    assert view.left.current_span() == (seg.left_start, seg.left_end)
+    assert view.right.current_span() == (seg.right_start, seg.right_end)
+    view.previous_overlap()
+    assert view.current_overlap() == 0
+    assert view.position_label.text() == f"overlap 1 of {count}"
+
+
+def test_clicking_a_shared_passage_moves_the_other_pane_to_its_twin(qtbot) -> None:
+    view = make_view(qtbot)
+    filler = "\n".join(f"第{i}行只在右边出现的说明文字。" for i in range(80))
+    left = SHARED + TAIL
+    right = filler + "\n" + SHARED + TAIL
+    shown(qtbot, view, request(left, right))
+    view.show()
+    qtbot.waitExposed(view)
+    assert view.right.verticalScrollBar().value() == 0
+    cursor = QTextCursor(view.left.document())
+    cursor.setPosition(3)
+    point = view.left.cursorRect(cursor).center()
+    qtbot.mouseClick(view.left.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(point.x(), point.y()))
+    seg = view.diff.segments[view.current_overlap()]
+    assert view.right.current_span() == (seg.right_start, seg.right_end)
+    assert view.right.verticalScrollBar().value() > 0  # scrolled down to the twin
+
+
+def test_long_pairs_are_compared_in_the_background_and_stale_answers_dropped(qtbot) -> None:
+    view = make_view(qtbot)
+    long_left = (SHARED + TAIL) * (BACKGROUND_CHARS // len(SHARED + TAIL) + 1)
+    long_right = long_left.replace("12", "15")
+    delivered: list[int] = []
+    view._channel.diff_ready.connect(lambda rid, _diff: delivered.append(rid))
+    first = view.show_pair(request(long_left, long_right))
+    assert not view.is_drawn()  # texts are shown, highlights still being computed
+    assert view.left.toPlainText() == long_left
+    second_left, second_right = SHARED + "一", SHARED + "二"
+    with qtbot.waitSignal(view.pair_drawn, timeout=10_000) as blocker:
+        second = view.show_pair(request(second_left, second_right))
+    assert blocker.args == [second] and second != first
+    qtbot.waitUntil(lambda: first in delivered, timeout=10_000)  # the late answer arrived and was ignored
+    assert view.left.toPlainText() == second_left
+    assert view.overlap_count() == 1
+    assert all(h.end <= len(second_left) for h in view.left.highlights())

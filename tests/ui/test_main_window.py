@@ -1,0 +1,230 @@
+"""The workbench end to end: screen the sample through the real worker, review, decide, cancel, fail."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+from neardup_gui.core.normalize import normalize
+from neardup_gui.core.records import REVIEW_KEEP_BOTH, REVIEW_VALID_REVISION, ScreenParams
+from neardup_gui.io.session import ReviewSession
+from neardup_gui.tasks import SESSION_FILE
+from neardup_gui.ui.candidate_model import SORT_ROLE, Column
+from neardup_gui.ui.files_view import FileColumn
+from neardup_gui.ui.palette import HighlightKind
+from ui_factories import SCREEN_TIMEOUT_MS
+
+
+def raw_in_pane(text: str) -> str:
+    # A QTextDocument turns CR LF into one paragraph separator, which toPlainText gives back as LF.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def show_active(window, qtbot) -> None:
+    """Window shortcuts only fire in the active window."""
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+
+
+def test_screening_the_sample_fills_a_sorted_table_and_the_files_view(screened, qtmodeltester) -> None:
+    window = screened
+    outcome = window.outcome
+    assert outcome is not None and len(outcome.candidates) > 0
+    proxy = window.candidate_view.proxy
+    assert proxy.rowCount() == len(outcome.candidates)
+    jaccards = [proxy.index(r, Column.JACCARD).data(SORT_ROLE) for r in range(proxy.rowCount())]
+    assert jaccards == sorted(jaccards, reverse=True)
+    assert window.files_model.rowCount() == len(outcome.documents)
+    statuses = {window.files_model.index(r, FileColumn.STATUS).data() for r in range(window.files_model.rowCount())}
+    assert len(statuses) >= 2  # what was skipped, and why, is visible
+    assert "files" in window.files_view.summary.text()
+    assert window.windowTitle().endswith(str(window.source))
+    for model in (window.candidate_model, proxy, window.files_model, window.files_view.proxy):
+        qtmodeltester.check(model)
+
+
+def test_the_top_pair_is_selected_with_raw_texts_and_shared_highlights(screened) -> None:
+    window = screened
+    candidate = window.candidate_view.current_candidate()
+    assert candidate == window.candidate_view.proxy.index(0, 0).data(Qt.ItemDataRole.UserRole + 2)
+    texts = window.outcome.texts
+    assert window.diff_view.left.toPlainText() == raw_in_pane(texts[candidate.left])
+    assert window.diff_view.right.toPlainText() == raw_in_pane(texts[candidate.right])
+    assert window.diff_view.is_drawn()
+    options = window.outcome.params.normalize
+    left_shared = window.diff_view.left.highlights(HighlightKind.SHARED)
+    right_shared = window.diff_view.right.highlights(HighlightKind.SHARED)
+    assert left_shared and len(left_shared) == len(right_shared)
+    left_norm = "".join(normalize(window.diff_view.left.highlighted_text(h), options).text for h in left_shared)
+    right_norm = "".join(normalize(window.diff_view.right.highlighted_text(h), options).text for h in right_shared)
+    assert left_norm == right_norm
+    # The top pair is near-identical: its shared passages cover most of the shorter text.
+    shorter = min(len(normalize(texts[candidate.left], options)), len(normalize(texts[candidate.right], options)))
+    assert len(left_norm) >= candidate.jaccard * shorter * 0.9
+
+
+def test_down_key_moves_the_selection_and_loads_that_pair(screened, qtbot) -> None:
+    window = screened
+    table = window.candidate_view.table
+    table.setFocus()
+    second = window.candidate_view.proxy.index(1, 0).data(Qt.ItemDataRole.UserRole + 2)
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    assert window.candidate_view.current_candidate() == second
+    assert window.diff_view.left.toPlainText() == raw_in_pane(window.outcome.texts[second.left])
+    assert window.decision_form.candidate() == second
+
+
+def test_a_decision_is_stored_at_once_and_shown_in_the_status_column(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    form = window.decision_form
+    candidate = form.candidate()
+    form.reviewer_edit.setText("张编辑")
+    form.reason_edit.setPlainText("数字不同，保留两版")
+    form.retained_combo.setCurrentIndex(form.retained_combo.findData("both"))
+    changed_rows: list[int] = []
+    window.candidate_model.dataChanged.connect(lambda tl, br, _r: changed_rows.extend(range(tl.row(), br.row() + 1)))
+    qtbot.mouseClick(form.status_buttons[REVIEW_VALID_REVISION], Qt.MouseButton.LeftButton)
+    row = window.candidate_model.row_of(candidate.key)
+    assert changed_rows == [row]
+    assert window.candidate_model.index(row, Column.STATUS).data() == "Valid revision · 有效修订"
+    # Committed now: a second, read-only connection sees it while the window keeps the session open.
+    with ReviewSession.open(tmp_path / "workspace" / SESSION_FILE, read_only=True) as session:
+        (stored,) = session.decisions(*candidate.key)
+    assert (stored.status, stored.reviewer, stored.reason, stored.retained) == (
+        REVIEW_VALID_REVISION,
+        "张编辑",
+        "数字不同，保留两版",
+        "both",
+    )
+    assert stored.time  # set automatically
+    assert window.settings.reviewer() == "张编辑"  # remembered
+
+
+def test_save_and_next_keys_store_the_decision_and_move_on(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    show_active(window, qtbot)
+    first = window.candidate_view.current_candidate()
+    second = window.candidate_view.proxy.index(1, 0).data(Qt.ItemDataRole.UserRole + 2)
+    window.decision_form.reviewer_edit.setText("reviewer")
+    # A button's shortcut "animates" a click: the click lands when the button is released.
+    qtbot.keyClick(window.candidate_view.table, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.candidate_model.status_of(first.key) == REVIEW_KEEP_BOTH)
+    qtbot.keyClick(window.candidate_view.table, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.candidate_view.current_candidate() == second)
+    with ReviewSession.open(tmp_path / "workspace" / SESSION_FILE, read_only=True) as session:
+        assert [d.status for d in session.decisions(*first.key)] == [REVIEW_KEEP_BOTH, REVIEW_KEEP_BOTH]
+
+
+def test_n_and_p_keys_move_through_the_overlaps(screened, qtbot) -> None:
+    window = screened
+    show_active(window, qtbot)
+    view = window.candidate_view
+    for row in range(view.shown_count()):  # a pair with several shared passages (a revision)
+        view.select_proxy_row(row)
+        if window.diff_view.overlap_count() >= 2:
+            break
+    assert window.diff_view.overlap_count() >= 2
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_N)
+    qtbot.keyClick(view.table, Qt.Key.Key_N)
+    assert window.diff_view.current_overlap() == 1
+    qtbot.keyClick(view.table, Qt.Key.Key_P)
+    assert window.diff_view.current_overlap() == 0
+    assert view.current_candidate() is not None  # the keys did not move the table
+
+
+def test_cancelling_a_screen_keeps_the_previous_results(screened, qtbot) -> None:
+    window = screened
+    previous = window.outcome
+    rows = window.candidate_model.rowCount()
+    window.params_panel.set_params(ScreenParams(threshold=0.9))
+    # Cancel from inside the worker's first progress report, so the run is surely mid-way.
+    window.runner.worker_created.connect(
+        lambda worker: worker.progress_changed.connect(worker.cancel, Qt.ConnectionType.DirectConnection)
+    )
+    with qtbot.waitSignal(window.runner.screening_cancelled, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    assert window.outcome is previous
+    assert window.candidate_model.rowCount() == rows
+    assert "cancelled" in window.statusBar().currentMessage()
+    assert window.source_bar.screen_button.isEnabled()
+    # Deciding works again on the results still shown.
+    window.decision_form.reviewer_edit.setText("reviewer")
+    assert window.decision_form.choose_status(REVIEW_KEEP_BOTH)
+    assert window.candidate_model.status_of(window.decision_form.candidate().key) == REVIEW_KEEP_BOTH
+
+
+def test_the_event_loop_keeps_turning_during_a_screen(make_window, sample, qtbot) -> None:
+    window = make_window(sample)
+    gui_ticked = threading.Event()
+    seen_by_worker: list[bool] = []
+
+    def in_worker(*_args: object) -> None:
+        if not seen_by_worker:  # hold the worker until the GUI thread proves it is not blocked
+            seen_by_worker.append(gui_ticked.wait(timeout=20))
+
+    window.runner.worker_created.connect(
+        lambda worker: worker.progress_changed.connect(in_worker, Qt.ConnectionType.DirectConnection)
+    )
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+        QTimer.singleShot(0, gui_ticked.set)
+    assert seen_by_worker == [True]
+
+
+def test_a_failing_screen_shows_the_error_with_details_and_the_window_stays_usable(make_window, tmp_path, qtbot) -> None:
+    source = tmp_path / "vanishing"
+    source.mkdir()
+    (source / "a.txt").write_text("一些文字" * 10, encoding="utf-8")
+    window = make_window(source)
+    shutil.rmtree(source)
+    with qtbot.waitSignal(window.runner.screening_failed, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    box = window.last_message
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    assert "vanishing" in box.text()
+    assert "Traceback" in box.detailedText()
+    assert window.source_bar.screen_button.isEnabled() and window.params_panel.isEnabled()
+    source.mkdir()
+    (source / "a.txt").write_text("一些文字" * 10, encoding="utf-8")
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+
+
+def test_a_workspace_inside_the_source_is_refused_with_a_message(make_window, sample, tmp_path) -> None:
+    window = make_window(sample)
+    before = window.workspace
+    assert not window.set_workspace(sample / "历史稿件")
+    assert window.workspace == before
+    assert "source" in window.last_message.text()
+
+
+def test_dropping_a_folder_on_the_window_opens_it(make_window, sample, qtbot) -> None:
+    window = make_window()
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(sample))])
+    event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.dropEvent(event)
+    assert window.source == sample.resolve()
+    assert window.source_bar.source_edit.text() == str(sample.resolve())
+    assert window.source_bar.source_edit.isReadOnly()
+    assert str(sample.resolve()) in window.settings.recent_folders()
+
+
+def test_last_used_parameters_are_remembered(make_window, sample, qtbot) -> None:
+    window = make_window(sample)
+    window.params_panel.set_params(ScreenParams(k=3, threshold=0.7, exclude=("drafts/*",)))
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    window.close()
+    again = make_window()
+    params = again.params_panel.params()
+    assert (params.k, params.threshold, params.exclude) == (3, 0.7, ("drafts/*",))

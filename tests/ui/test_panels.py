@@ -1,0 +1,105 @@
+"""The parameters panel, the decision form and the remembered settings."""
+
+from __future__ import annotations
+
+from neardup_gui.core.methods.minhash_lsh import collision_probability, optimal_bands_rows
+from neardup_gui.core.records import (
+    REVIEW_PENDING_ARBITRATION,
+    REVIEW_PUBLIC_QUOTATION,
+    REVIEW_STATUSES,
+    Decision,
+    NormalizeOptions,
+    ScreenParams,
+)
+from neardup_gui.ui.decision_form import DecisionForm
+from neardup_gui.ui.params_panel import ParamsPanel
+from neardup_gui.ui.settings import AppSettings
+from ui_factories import make_candidate, make_document
+
+
+def test_params_panel_round_trips_parameters_and_explains_the_s_curve(qtbot) -> None:
+    panel = ParamsPanel()
+    qtbot.addWidget(panel)
+    params = ScreenParams(
+        k=3, num_perm=64, threshold=0.7, normalize=NormalizeOptions(True, "lower", "punct"),
+        include=("*.txt",), exclude=("drafts/*", "*.bak"), containment_threshold=0.0,
+    )  # fmt: skip
+    panel.set_params(params)
+    assert panel.params() == params
+    bands, rows = optimal_bands_rows(0.7, 64)
+    assert f"{bands} bands × {rows} rows" in panel.curve_label.text()
+    assert f"{collision_probability(0.8, bands, rows):.1%}" in panel.curve_label.text()
+    assert "Jaccard 0.8" in panel.curve_label.text()
+
+
+def test_manual_bands_and_rows_change_the_probability_and_stay_within_num_perm(qtbot) -> None:
+    panel = ParamsPanel()
+    qtbot.addWidget(panel)
+    panel.manual_banding.setChecked(True)
+    panel.rows_spin.setValue(8)
+    panel.bands_spin.setValue(1000)  # clamped: bands × rows may not exceed num_perm
+    assert panel.bands_spin.value() * 8 <= panel.num_perm_spin.value()
+    panel.bands_spin.setValue(4)
+    assert f"{collision_probability(0.8, 4, 8):.1%}" in panel.curve_label.text()
+    assert (panel.params().bands, panel.params().rows) == (4, 8)
+
+
+def test_status_buttons_make_a_timed_decision_with_the_form_fields(qtbot) -> None:
+    form = DecisionForm()
+    qtbot.addWidget(form)
+    candidate = make_candidate("l", "r", 0.9)
+    form.set_pair(candidate, make_document("l", "a/l.txt", sha256="1" * 64), make_document("r", "b/r.txt"), None)
+    form.reviewer_edit.setText("李审校")
+    form.related_edit.setText("新华社 2024-05-01")
+    made: list[Decision] = []
+    form.decision_made.connect(made.append)
+    form.status_buttons[REVIEW_PUBLIC_QUOTATION].click()
+    (decision,) = made
+    assert (decision.left, decision.right, decision.status) == ("l", "r", REVIEW_PUBLIC_QUOTATION)
+    assert decision.reviewer == "李审校" and decision.related_source == "新华社 2024-05-01"
+    assert decision.left_sha256 == "1" * 64 and "T" in decision.time
+
+
+def test_no_decision_without_a_reviewer_name(qtbot) -> None:
+    form = DecisionForm()
+    qtbot.addWidget(form)
+    form.set_pair(make_candidate("l", "r", 0.9), None, None, None)
+    form.reviewer_edit.setText("")
+    made: list[Decision] = []
+    form.decision_made.connect(made.append)
+    assert not form.choose_status(REVIEW_PUBLIC_QUOTATION)
+    assert made == [] and "reviewer" in form.note_label.text()
+
+
+def test_the_form_shows_the_latest_decision_of_a_pair(qtbot) -> None:
+    form = DecisionForm()
+    qtbot.addWidget(form)
+    latest = Decision("l", "r", REVIEW_PENDING_ARBITRATION, "王", "2024-05-01T09:30:00+08:00", reason="两人意见不同", retained="right")
+    form.set_pair(make_candidate("l", "r", 0.9), None, None, latest)
+    assert form.status_buttons[REVIEW_PENDING_ARBITRATION].isChecked()
+    assert form.reason_edit.toPlainText() == "两人意见不同"
+    assert form.retained_combo.currentData() == "right"
+    assert "2024-05-01T09:30:00+08:00" in form.time_label.text()
+    assert [b.shortcut().toString() for b in form.status_buttons.values()] == [
+        f"Ctrl+{i}" for i in range(len(REVIEW_STATUSES))
+    ]
+
+
+def test_settings_keep_lists_params_and_reviewer(tmp_path) -> None:
+    settings = AppSettings.in_file(tmp_path / "s.ini")
+    for folder in ("/a", "/b", "/a"):
+        settings.add_recent_folder(folder)
+    settings.set_last_params(ScreenParams(k=7, exclude=("x/*",)))
+    settings.set_reviewer(" 张三 ")
+    settings.set_workspace_for("/a", "/tmp/ws-a")
+    settings.sync()
+    again = AppSettings.in_file(tmp_path / "s.ini")
+    assert again.recent_folders() == ["/a", "/b"]
+    assert again.last_params() == ScreenParams(k=7, exclude=("x/*",))
+    assert again.reviewer() == "张三"
+    assert again.workspace_for("/a") == "/tmp/ws-a" and again.workspace_for("/b") is None
+
+
+def test_unreadable_remembered_params_fall_back_to_defaults(tmp_path) -> None:
+    (tmp_path / "s.ini").write_text('[screen]\nparams="{\\"k\\": 99}"\n', encoding="utf-8")
+    assert AppSettings.in_file(tmp_path / "s.ini").last_params() is None
