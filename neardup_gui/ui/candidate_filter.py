@@ -58,6 +58,8 @@ class CandidateFilterModel(QSortFilterProxyModel):
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        if not (self._text or self._min_score > 0 or self._status or self._flag):
+            return True
         model = self.source()
         c = model.candidate(source_row)
         if self._min_score > 0 and max(c.jaccard, c.containment_left, c.containment_right) < self._min_score:

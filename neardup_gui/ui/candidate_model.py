@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from pathlib import PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -43,11 +42,23 @@ class Column(IntEnum):
 
 
 _STATUS_ORDER = {s: i for i, s in enumerate(REVIEW_STATUSES)}
+_ROLES = frozenset(
+    {
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.FontRole,
+        SORT_ROLE,
+        CANDIDATE_ROLE,
+        STATUS_ROLE,
+    }
+)
 _NUMERIC = (Column.JACCARD, Column.CONTAINMENT_LEFT, Column.CONTAINMENT_RIGHT, Column.MINHASH)
 
 
 def _name(path: str) -> str:
-    return PurePosixPath(path).name or path
+    return path.rsplit("/", 1)[-1] or path
 
 
 class CandidateModel(QAbstractTableModel):
@@ -57,6 +68,8 @@ class CandidateModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[Candidate] = []
         self._docs: dict[str, Document] = {}
+        self._names: dict[str, str] = {}
+        self._sorted_by: tuple[int, Qt.SortOrder] | None = None
         self._status: dict[Pair, str] = {}
         self._row_of: dict[Pair, int] = {}
         self._headers = (
@@ -93,13 +106,16 @@ class CandidateModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows = list(candidates)
         self._docs = dict(documents)
+        self._names = {doc_id: _name(doc.path) for doc_id, doc in self._docs.items()}
         self._status = dict(statuses or {})
+        self._sorted_by = None
         self._reindex()
         self.endResetModel()
 
     def set_statuses(self, statuses: Mapping[Pair, str]) -> None:
         """Replace every review status (one ``dataChanged`` over the status column)."""
         self._status = dict(statuses)
+        self._sorted_by = None
         if self._rows:
             top = self.index(0, Column.STATUS)
             bottom = self.index(len(self._rows) - 1, Column.STATUS)
@@ -108,6 +124,7 @@ class CandidateModel(QAbstractTableModel):
     def set_status(self, pair: Pair, status: str) -> None:
         """Change one pair's review status; only that row's status cell is reported changed."""
         self._status[pair] = status
+        self._sorted_by = None
         row = self._row_of.get(pair)
         if row is not None:
             cell = self.index(row, Column.STATUS)
@@ -150,7 +167,8 @@ class CandidateModel(QAbstractTableModel):
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._rows):
+        # Views ask for a dozen roles per cell while scrolling; answer the unused ones first.
+        if role not in _ROLES or not index.isValid() or index.row() >= len(self._rows):
             return None
         c = self._rows[index.row()]
         col = Column(index.column())
@@ -180,6 +198,9 @@ class CandidateModel(QAbstractTableModel):
     def _doc(self, doc_id: str) -> Document | None:
         return self._docs.get(doc_id)
 
+    def _name_of(self, doc_id: str) -> str:
+        return self._names.get(doc_id, doc_id)
+
     def _path(self, doc_id: str) -> str:
         doc = self._docs.get(doc_id)
         return doc.path if doc is not None else doc_id
@@ -193,9 +214,9 @@ class CandidateModel(QAbstractTableModel):
 
     def _display(self, c: Candidate, col: Column) -> str:
         if col == Column.LEFT:
-            return _name(self._path(c.left))
+            return self._name_of(c.left)
         if col == Column.RIGHT:
-            return _name(self._path(c.right))
+            return self._name_of(c.right)
         if col == Column.SOURCES:
             return self._source_text(c)
         if col == Column.JACCARD:
@@ -217,9 +238,9 @@ class CandidateModel(QAbstractTableModel):
 
     def _sort_value(self, c: Candidate, col: Column) -> Any:
         if col == Column.LEFT:
-            return _name(self._path(c.left)).casefold()
+            return self._name_of(c.left).casefold()
         if col == Column.RIGHT:
-            return _name(self._path(c.right)).casefold()
+            return self._name_of(c.right).casefold()
         if col == Column.SOURCES:
             return self._source_text(c).casefold()
         if col == Column.JACCARD:
@@ -248,8 +269,9 @@ class CandidateModel(QAbstractTableModel):
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Reorder rows by a column's ``SORT_ROLE`` value (stable; ties keep the previous order)."""
-        if not 0 <= column < len(Column) or not self._rows:
-            return
+        if not 0 <= column < len(Column) or not self._rows or self._sorted_by == (column, order):
+            return  # the view asks twice per header click; the second sort would change nothing
+        self._sorted_by = (column, order)
         col = Column(column)
 
         def store(rows: list[Candidate]) -> None:

@@ -1,9 +1,8 @@
 """The review workbench: source and workspace, parameters, candidates, files, diff and decisions.
 
-The window wires the parts together and owns the state of one review: the source folder, the
-workspace, the last screen's outcome and the decision store. Screens run on ``ScreenRunner``'s
-thread; while one runs the review session belongs to the screen (it writes the new run), so
-deciding pauses and resumes on the same results when the screen ends, fails or is cancelled.
+The window wires the parts together and owns the source folder, the workspace and the screens,
+which run on ``ScreenRunner``'s thread; ``ReviewController`` owns the review of the results shown
+(and pauses deciding while a screen holds the review session).
 Imports PySide6, ``neardup_gui.tasks`` and ``neardup_gui.io`` (paths, session) only.
 """
 
@@ -28,16 +27,16 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_gui import tasks
-from neardup_gui.core.records import Candidate, Decision, ScreenParams
+from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.paths import OutputInsideSourceError, default_workspace, ensure_outside_source
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
-from neardup_gui.ui.decision_store import DecisionStore, MemoryDecisionStore, SessionDecisionStore
-from neardup_gui.ui.diff_view import DiffView, PairRequest
+from neardup_gui.ui.diff_view import DiffView
 from neardup_gui.ui.files_view import FilesModel, FilesView
 from neardup_gui.ui.params_panel import ParamsPanel
 from neardup_gui.ui.progress_panel import ProgressPanel
+from neardup_gui.ui.review_controller import ReviewController
 from neardup_gui.ui.settings import AppSettings
 from neardup_gui.ui.source_bar import SourceBar
 from neardup_gui.ui.worker import ScreenRunner
@@ -64,8 +63,6 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.source: Path | None = None
         self.workspace: Path | None = None
-        self.outcome: tasks.ScreenOutcome | None = None
-        self.store: DecisionStore | None = None
         self.last_message: QMessageBox | None = None
         self._screen_started = 0.0
         self.runner = ScreenRunner(self)
@@ -80,6 +77,7 @@ class MainWindow(QMainWindow):
         self.diff_view = DiffView()
         self.decision_form = DecisionForm()
         self.progress = ProgressPanel()
+        self.review = ReviewController(self.candidate_model, self.candidate_view, self.diff_view, self.decision_form, self)
         self._build_layout()
         self._build_actions()
         self._connect()
@@ -158,9 +156,9 @@ class MainWindow(QMainWindow):
         self.runner.screening_failed.connect(self._on_screen_failed)
         self.runner.screening_cancelled.connect(self._on_screen_cancelled)
         self.runner.running_changed.connect(self._on_running_changed)
-        self.candidate_view.candidate_selected.connect(self.show_candidate)
-        self.decision_form.decision_made.connect(self.save_decision)
-        self.decision_form.next_requested.connect(self._select_next)
+        self.review.error.connect(self.show_error)
+        self.review.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.review.reviewer_used.connect(self.settings.set_reviewer)
         self.decision_form.reviewer_changed.connect(self.settings.set_reviewer)
         self.diff_view.sync_scroll_changed.connect(self.settings.set_sync_scroll)
 
@@ -277,8 +275,7 @@ class MainWindow(QMainWindow):
             self.show_error(self.tr("Parameters not valid"), str(exc))
             return False
         self.settings.set_last_params(params)
-        self._close_store()  # the screen writes the new run into the session
-        self.decision_form.set_available(False, self.tr("Deciding resumes when the screen ends."))
+        self.review.pause(self.tr("Deciding resumes when the screen ends."))
         self._screen_started = time.monotonic()
         self.progress.start()
         self.runner.start(self.source, params, self.workspace)
@@ -293,25 +290,20 @@ class MainWindow(QMainWindow):
         if not running:
             self.progress.stop()
 
+    @property
+    def outcome(self) -> tasks.ScreenOutcome | None:
+        """The results shown (the last screen that finished)."""
+        return self.review.outcome
+
     def _on_screen_finished(self, outcome: tasks.ScreenOutcome) -> None:
-        self.outcome = outcome
-        self._open_store()
         self.files_model.set_documents(outcome.documents)
-        pairs = [c.key for c in outcome.candidates]
-        statuses = self.store.statuses(pairs) if self.store is not None else {}
-        self.candidate_model.set_candidates(outcome.candidates, outcome.documents_by_id, statuses)
-        column, order = self.candidate_view.proxy.current_sort()
-        if column >= 0:
-            self.candidate_model.sort(column, order)
+        self.review.show_outcome(outcome)
         usable = sum(1 for d in outcome.documents if d.usable)
         self.statusBar().showMessage(
             self.tr("{0} pairs among {1} files ({2} compared) in {3:.1f} s.").format(
                 len(outcome.candidates), len(outcome.documents), usable, time.monotonic() - self._screen_started
             )
         )
-        remembered = self.store.remembered_selection() if self.store is not None else None
-        if not (remembered and self.candidate_view.select_pair(remembered)):
-            self.candidate_view.select_first()
         if outcome.changed_files:
             changed = "\n".join(f"{path}: {what}" for path, what in outcome.changed_files)
             self.show_error(
@@ -324,93 +316,12 @@ class MainWindow(QMainWindow):
         self.outcome_shown.emit(outcome)
 
     def _on_screen_cancelled(self) -> None:
-        self._open_store()
+        self.review.resume()
         self.statusBar().showMessage(self.tr("Screen cancelled; the previous results are still shown."), 8000)
 
     def _on_screen_failed(self, message: str, details: str) -> None:
-        self._open_store()
+        self.review.resume()
         self.show_error(self.tr("The screen failed"), message, details)
-
-    # -- review ---------------------------------------------------------------------------------
-    def _open_store(self) -> None:
-        """Open the decision store of the results shown (after a screen released the session)."""
-        self._close_store()
-        if self.outcome is None:
-            self.decision_form.set_available(True)
-            return
-        if self.outcome.out_dir is None:
-            self.store = MemoryDecisionStore()
-            self.decision_form.set_available(True, self.tr("No workspace: decisions are kept until the window closes."))
-            return
-        try:
-            self.store = SessionDecisionStore.open(self.outcome.out_dir / tasks.SESSION_FILE, self.outcome.run.run_id)
-        except Exception as exc:  # in use elsewhere, unwritable, newer schema: say so, keep reviewing
-            log.exception("could not open the review session")
-            self.store = MemoryDecisionStore()
-            self.show_error(
-                self.tr("Decisions cannot be saved"),
-                self.tr("The review session could not be opened; decisions are kept only until the window closes."),
-                str(exc),
-            )
-            self.decision_form.set_available(True, self.tr("Decisions are not being saved to disk."))
-            return
-        self.decision_form.set_available(True)
-
-    def _close_store(self) -> None:
-        if self.store is not None:
-            current = self.candidate_view.current_candidate()
-            try:
-                if current is not None:
-                    self.store.remember_selection(current.key)
-            except Exception:
-                log.exception("could not remember the selected pair")
-            self.store.close()
-            self.store = None
-
-    def show_candidate(self, candidate: Candidate | None) -> None:
-        """Load a pair into the diff view and the decision form (saving unsaved form edits first)."""
-        if self.decision_form.is_dirty():
-            self.decision_form.save()
-        if candidate is None or self.outcome is None:
-            self.diff_view.clear()
-            self.decision_form.clear()
-            return
-        texts = self.outcome.texts
-        left_doc = self.candidate_model.document(candidate.left)
-        right_doc = self.candidate_model.document(candidate.right)
-        self.diff_view.show_pair(
-            PairRequest(
-                candidate=candidate,
-                left_doc=left_doc,
-                right_doc=right_doc,
-                left_text=texts.get(candidate.left, ""),
-                right_text=texts.get(candidate.right, ""),
-                options=self.outcome.params.normalize,
-                min_len=self.outcome.params.k,
-            )
-        )
-        latest = self.store.latest(candidate.key) if self.store is not None else None
-        self.decision_form.set_pair(candidate, left_doc, right_doc, latest)
-
-    def save_decision(self, decision: Decision) -> None:
-        """Store a decision now (one committed transaction) and update that row's status."""
-        if self.store is None:
-            self.decision_form.show_note(self.tr("Deciding is paused while a screen runs."))
-            return
-        try:
-            stored = self.store.save(decision)
-            status = self.store.status_of(decision_pair(decision))
-        except Exception as exc:
-            log.exception("could not save a decision")
-            self.show_error(self.tr("The decision was not saved"), str(exc))
-            return
-        self.candidate_model.set_status(decision_pair(decision), status)
-        self.decision_form.mark_saved(stored)
-        self.settings.set_reviewer(stored.reviewer)
-
-    def _select_next(self) -> None:
-        if not self.candidate_view.select_next():
-            self.statusBar().showMessage(self.tr("That was the last pair shown."), 5000)
 
     # -- messages and closing -------------------------------------------------------------------
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:
@@ -426,11 +337,9 @@ class MainWindow(QMainWindow):
         return box
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.decision_form.is_dirty():
-            self.decision_form.save()
         self.runner.shutdown()
         self.diff_view.shutdown()
-        self._close_store()
+        self.review.close()
         self.settings.set_window_geometry(self.saveGeometry())
         self.settings.set_splitter_state("main", self.main_splitter.saveState())
         self.settings.set_splitter_state("center", self.center_splitter.saveState())
@@ -438,6 +347,3 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         super().closeEvent(event)
 
-
-def decision_pair(decision: Decision) -> tuple[str, str]:
-    return (decision.left, decision.right)

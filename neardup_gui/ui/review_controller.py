@@ -1,0 +1,156 @@
+"""The review of one screen's results: selected pair -> diff and form; decisions -> store and table.
+
+Owns the decision store of the results shown. While a screen runs the review session belongs to the
+screen (it records the new run under the session's writer lock), so ``pause`` closes the store and
+``resume`` opens it again for whatever results are shown afterwards: the new ones, or the previous
+ones after a cancelled or failed screen. Not a widget; imports PySide6.QtCore, ``tasks`` and the
+decision store.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Signal
+
+from neardup_gui import tasks
+from neardup_gui.core.records import Candidate, Decision
+from neardup_gui.ui.candidate_model import CandidateModel
+from neardup_gui.ui.candidate_view import CandidateView
+from neardup_gui.ui.decision_form import DecisionForm
+from neardup_gui.ui.decision_store import DecisionStore, MemoryDecisionStore, SessionDecisionStore
+from neardup_gui.ui.diff_view import DiffView, PairRequest
+
+log = logging.getLogger(__name__)
+
+
+class ReviewController(QObject):
+    """Connects the candidate table, the diff view, the decision form and the decision store."""
+
+    error = Signal(str, str, str)  # title, message, details
+    message = Signal(str)  # a short note for the status bar
+    reviewer_used = Signal(str)
+
+    def __init__(
+        self,
+        model: CandidateModel,
+        view: CandidateView,
+        diff_view: DiffView,
+        form: DecisionForm,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.model, self.view, self.diff_view, self.form = model, view, diff_view, form
+        self.outcome: tasks.ScreenOutcome | None = None
+        self.store: DecisionStore | None = None
+        view.candidate_selected.connect(self.show_candidate)
+        form.decision_made.connect(self.save_decision)
+        form.next_requested.connect(self.select_next)
+
+    # -- results ------------------------------------------------------------------------------
+    def show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
+        """Put a screen's candidates in the table (with stored statuses) and select a pair."""
+        self.outcome = outcome
+        self.resume()
+        pairs = [c.key for c in outcome.candidates]
+        statuses = self.store.statuses(pairs) if self.store is not None else {}
+        self.model.set_candidates(outcome.candidates, outcome.documents_by_id, statuses)
+        column, order = self.view.proxy.current_sort()
+        if column >= 0:
+            self.model.sort(column, order)
+        remembered = self.store.remembered_selection() if self.store is not None else None
+        if not (remembered and self.view.select_pair(remembered)):
+            self.view.select_first()
+
+    def pause(self, why: str) -> None:
+        """Release the session (a screen is about to write to it); deciding waits."""
+        self._close_store()
+        self.form.set_available(False, why)
+
+    def resume(self) -> None:
+        """Open the decision store of the results shown."""
+        self._close_store()
+        if self.outcome is None:
+            self.form.set_available(True)
+            return
+        if self.outcome.out_dir is None:
+            self.store = MemoryDecisionStore()
+            self.form.set_available(True, self.tr("No workspace: decisions are kept until the window closes."))
+            return
+        try:
+            self.store = SessionDecisionStore.open(self.outcome.out_dir / tasks.SESSION_FILE, self.outcome.run.run_id)
+        except Exception as exc:  # in use elsewhere, unwritable, newer schema: say so, keep reviewing
+            log.exception("could not open the review session")
+            self.store = MemoryDecisionStore()
+            self.error.emit(
+                self.tr("Decisions cannot be saved"),
+                self.tr("The review session could not be opened; decisions are kept only until the window closes."),
+                str(exc),
+            )
+            self.form.set_available(True, self.tr("Decisions are not being saved to disk."))
+            return
+        self.form.set_available(True)
+
+    def _close_store(self) -> None:
+        if self.store is None:
+            return
+        current = self.view.current_candidate()
+        try:
+            if current is not None:
+                self.store.remember_selection(current.key)
+        except Exception:
+            log.exception("could not remember the selected pair")
+        self.store.close()
+        self.store = None
+
+    def close(self) -> None:
+        """Save unsaved form edits and close the store (window closing)."""
+        if self.form.is_dirty():
+            self.form.save()
+        self._close_store()
+
+    # -- pairs and decisions --------------------------------------------------------------------
+    def show_candidate(self, candidate: Candidate | None) -> None:
+        """Load a pair into the diff view and the form (saving unsaved form edits first)."""
+        if self.form.is_dirty():
+            self.form.save()
+        if candidate is None or self.outcome is None:
+            self.diff_view.clear()
+            self.form.clear()
+            return
+        left_doc = self.model.document(candidate.left)
+        right_doc = self.model.document(candidate.right)
+        self.diff_view.show_pair(
+            PairRequest(
+                candidate=candidate,
+                left_doc=left_doc,
+                right_doc=right_doc,
+                left_text=self.outcome.texts.get(candidate.left, ""),
+                right_text=self.outcome.texts.get(candidate.right, ""),
+                options=self.outcome.params.normalize,
+                min_len=self.outcome.params.k,
+            )
+        )
+        latest = self.store.latest(candidate.key) if self.store is not None else None
+        self.form.set_pair(candidate, left_doc, right_doc, latest)
+
+    def save_decision(self, decision: Decision) -> None:
+        """Store a decision now (one committed transaction) and update that row's status."""
+        if self.store is None:
+            self.form.show_note(self.tr("Deciding is paused while a screen runs."))
+            return
+        pair = (decision.left, decision.right)
+        try:
+            stored = self.store.save(decision)
+            status = self.store.status_of(pair)
+        except Exception as exc:
+            log.exception("could not save a decision")
+            self.error.emit(self.tr("The decision was not saved"), str(exc), "")
+            return
+        self.model.set_status(pair, status)
+        self.form.mark_saved(stored)
+        self.reviewer_used.emit(stored.reviewer)
+
+    def select_next(self) -> None:
+        if not self.view.select_next():
+            self.message.emit(self.tr("That was the last pair shown."))
