@@ -174,7 +174,7 @@ def read_source_texts(source: str, documents: Sequence[Document]) -> dict[str, s
     A file is skipped when it is missing, unreadable or no longer has the SHA-256 recorded in
     the manifest (its excerpts then fall back to offsets).
     """
-    from neardup_gui.io.corpus import UndecodableError, decode_bytes
+    from neardup_gui.io.decoding import UndecodableError, decode_bytes
 
     texts: dict[str, str] = {}
     root = Path(source)

@@ -63,7 +63,7 @@ from neardup_gui.io.csv_export import (
     review_records,
 )
 from neardup_gui.io.paths import atomic_write_bytes, ensure_outside_source
-from neardup_gui.io.session import ReviewSession, now_iso
+from neardup_gui.io.session import PairState, ReviewSession, now_iso
 
 SIGNATURE_SHEET = "Signature"
 DATA_SHEETS = ("Manifest", "Candidates", "Reviews", "IdMapping", "Thresholds", "Run")
@@ -85,6 +85,8 @@ _HEADER_FONT = Font(bold=True)
 _HEADER_FILL = PatternFill("solid", fgColor="DDE4EE")
 _WRAP = Alignment(wrap_text=True, vertical="top")
 _NUMBER_FORMAT = "0.0000"
+_MAX_LINES = 6  # taller rows make the table hard to scan; the cell still holds all its text
+_LINE_HEIGHT = 15.0  # points per line of 11-point text
 _MAX_WIDTH = {"raw_excerpts": 80, "shared_sample": 50, "flag_evidence": 50, "value": 80}
 
 # Chinese column headings (language="zh"); English headings are the field names themselves.
@@ -263,11 +265,14 @@ def _run_rows(run: Any) -> list[dict[str, Any]]:
 
 
 def build_frames(
-    session: ReviewSession, run_id: str, texts: Mapping[str, str] | None, language: str
+    session: ReviewSession,
+    run_id: str,
+    states: Mapping[tuple[str, str], PairState],
+    texts: Mapping[str, str] | None,
+    language: str,
 ) -> dict[str, pd.DataFrame]:
     """Every data sheet as a DataFrame (object columns, field names as column names)."""
     documents = session.documents(run_id)
-    states = session.pair_states(run_id)
     thresholds = session.thresholds(run_id)
     threshold_fields = list(THRESHOLD_FIELDS) + sorted(
         {key for row in thresholds for key in row} - set(THRESHOLD_FIELDS)
@@ -305,6 +310,17 @@ def _display_width(text: str) -> int:
     return widest
 
 
+def _text_lines(text: str, width: float) -> int:
+    """Lines a wrapped cell of ``width`` (Excel character units) needs, up to _MAX_LINES."""
+    per_line = max(1, int(width) - 1)
+    lines = 0
+    for segment in text[: per_line * _MAX_LINES].split("\n"):
+        lines += max(1, -(-_display_width(segment) // per_line))
+        if lines >= _MAX_LINES:
+            return _MAX_LINES
+    return lines
+
+
 def _column_width(name: str, header: str, values: Any) -> float:
     widths = [_display_width(header)]
     for value in values:
@@ -329,13 +345,14 @@ def _write_sheet(
     hasher = _SheetHasher()
     count = 0
     for number, raw in enumerate([headers, *rows], 1):
-        cells, canonical = [], []
-        for value in raw:
+        cells, canonical, lines = [], [], 1
+        for value, width in zip(raw, widths, strict=True):
             clean = xlsx_value(value, stats)
             cell = WriteOnlyCell(ws, clean)
             if isinstance(clean, str):
                 cell.data_type = "s"  # text is data: never a formula
                 cell.alignment = _WRAP
+                lines = max(lines, _text_lines(clean, width))
             elif isinstance(clean, float):
                 cell.number_format = _NUMBER_FORMAT
                 cell.alignment = _WRAP
@@ -343,6 +360,9 @@ def _write_sheet(
                 cell.font, cell.fill = _HEADER_FONT, _HEADER_FILL
             cells.append(cell)
             canonical.append(canonical_cell(clean))
+        if lines > 1:
+            # Spreadsheet programs do not always grow rows for wrapped text on opening.
+            ws.row_dimensions[number].height = _LINE_HEIGHT * lines
         ws.append(cells)
         hasher.add(number, canonical)
         count = number
@@ -401,12 +421,13 @@ def export_workbook(
     path = Path(path)
     if run.source:
         ensure_outside_source(path.parent, run.source)
-    frames = build_frames(session, run_id, texts, language)
+    pair_states = session.pair_states(run_id)
+    frames = build_frames(session, run_id, pair_states, texts, language)
     stats = CellStats()
     wb = Workbook(write_only=True)
     hashers = {name: _frame_sheet(wb, name, frames[name], language, stats) for name in DATA_SHEETS}
 
-    states = session.pair_states(run_id).values()
+    states = pair_states.values()
     reviews = frames["Reviews"]
     counts = {
         "documents": len(frames["Manifest"]),

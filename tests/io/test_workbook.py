@@ -88,6 +88,8 @@ def test_workbook_has_every_sheet_with_frozen_filterable_header(session, tmp_pat
     assert [c.value for c in manifest[1]][:4] == ["doc_id", "source_id", "version", "path"]
     assert manifest.max_row == 4
     assert wb["Candidates"]["A2"].alignment.wrap_text
+    # two excerpts on two lines: the row is made tall enough to show them
+    assert wb["Candidates"].row_dimensions[2].height >= 30
 
 
 def test_text_that_looks_like_a_formula_is_a_string_cell(session, tmp_path) -> None:
