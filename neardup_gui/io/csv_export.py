@@ -7,13 +7,9 @@ leading apostrophe (``cellsafe.csv_cell``). Written atomically.
 
 ``review_decision`` gives the TF-IDF guide's three-word vocabulary next to our statuses:
 
-============================================================ =================
-status                                                       review_decision
-============================================================ =================
-``suggest_merge_entry``                                      ``merge``
-``keep_both``, ``valid_revision``, ``public_quotation``       ``keep_both``
-``pending``, ``pending_arbitration``                         ``needs_context``
-============================================================ =================
+- ``suggest_merge_entry`` -> ``merge``
+- ``keep_both``, ``valid_revision``, ``public_quotation`` -> ``keep_both``
+- ``pending``, ``pending_arbitration`` -> ``needs_context``
 
 "merge" means "suggest merging the catalogue entry"; no file is ever merged or deleted.
 
