@@ -1,0 +1,340 @@
+"""Boilerplate shared across the corpus (headers, disclaimers, column notes) and the template flag.
+
+A shingle found in many documents is boilerplate: ``TemplateIndex.build`` counts, for every shingle
+hash, how many documents hold it (one numpy sort over the candidates' concatenated hash arrays; each
+array is already duplicate-free, so a run length is a document count). A pair whose overlap is
+mostly boilerplate shares a template, not an article: ``template_only``.
+
+Two documents can also share a layout that nobody else uses (a column header and footer in a small
+corpus). ``template_evidence`` recognises that case from the pair alone: every shared passage sits at
+the very top or the very bottom of both documents, and both keep a body of their own in between.
+
+Imports numpy and sibling engine modules only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from neardup_gui.core.diffspans import PairDiff
+from neardup_gui.core.normalize import normalize
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import FLAG_TEMPLATE_ONLY, FlagEvidence, NormalizeOptions
+from neardup_gui.core.shingles import window_hashes
+
+__all__ = ["BoilerplatePassage", "TemplateIndex", "template_evidence", "in_sorted"]
+
+Span = tuple[int, int]
+
+# Bits of a hash used to pre-count documents per bucket before the exact count (keeps the sort to
+# the few hashes that can be frequent enough).
+_BUCKET_BITS = 22
+_BATCH = 256
+# Share (0..1) of a document's raw length that must lie outside the shared passages for the pair to
+# be "template only" rather than copies.
+BODY_SHARE = 0.1
+
+
+def in_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Boolean mask: which ``values`` occur in ``sorted_set`` (sorted uint64)."""
+    if sorted_set.size == 0 or values.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    idx = np.searchsorted(sorted_set, values)
+    idx[idx >= sorted_set.size] = 0
+    return sorted_set[idx] == values
+
+
+def _intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.size > b.size:
+        a, b = b, a
+    return a[in_sorted(a, b)]
+
+
+@dataclass(frozen=True)
+class BoilerplatePassage:
+    """A run of boilerplate as an editor reads it.
+
+    Attributes:
+        text: Raw text of the passage in the representative document.
+        doc_count: Number of documents containing this passage (same normalized text).
+        doc_ids: Up to five of those documents, the representative first.
+        doc_id: The representative document.
+        start, end: Raw code-point span of the passage in the representative document.
+    """
+
+    text: str
+    doc_count: int
+    doc_ids: tuple[str, ...]
+    doc_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class TemplateIndex:
+    """Shingle hashes present in many documents.
+
+    Attributes:
+        boilerplate: Sorted uint64 hashes found in at least ``min_count`` documents.
+        doc_counts: Number of documents holding each boilerplate hash (aligned with ``boilerplate``).
+        min_count: The document count that made a hash boilerplate.
+        documents: Number of documents the index was built from.
+        k: Shingle length the hashes were computed with (used to locate boilerplate in raw text).
+        options: Normalization the hashes were computed with.
+    """
+
+    boilerplate: np.ndarray
+    doc_counts: np.ndarray
+    min_count: int
+    documents: int
+    k: int = 5
+    options: NormalizeOptions = field(default_factory=NormalizeOptions)
+
+    @classmethod
+    def build(
+        cls,
+        hash_arrays: Sequence[np.ndarray],
+        *,
+        min_docs: int = 3,
+        min_share: float = 0.05,
+        k: int = 5,
+        options: NormalizeOptions | None = None,
+        progress: Progress = NULL_PROGRESS,
+    ) -> TemplateIndex:
+        """Count in how many documents each shingle occurs; keep the frequent ones.
+
+        Args:
+            hash_arrays: Sorted, duplicate-free uint64 shingle hashes, one array per document.
+                Documents with identical arrays (exact copies) are counted once.
+            min_docs: A hash is boilerplate only if at least this many documents hold it.
+            min_share: ... and at least this share (0..1) of all (distinct) documents.
+            k, options: Shingle length and normalization of the hashes (pass the screen's values;
+                they are only used to show where boilerplate lies in a raw text).
+            progress: Cancellation is checked between batches.
+
+        Returns:
+            The index; empty when no hash is frequent enough.
+        """
+        # Exact copies (same shingle set) count once: three copies of one article are not a template.
+        hash_arrays = _distinct(hash_arrays)
+        n = len(hash_arrays)
+        min_count = max(int(min_docs), math.ceil(min_share * n), 2)
+        opts = options or NormalizeOptions()
+        empty = np.zeros(0, dtype=np.uint64)
+        if n < min_count:
+            return cls(empty, np.zeros(0, dtype=np.int64), min_count, n, k, opts)
+        # Pass 1: documents per hash bucket (an upper bound of each hash's document count).
+        shift = np.uint64(64 - _BUCKET_BITS)
+        buckets = np.zeros(1 << _BUCKET_BITS, dtype=np.int64)
+        for lo in range(0, n, _BATCH):
+            progress.check()
+            chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
+            if chunk:
+                buckets += np.bincount((np.concatenate(chunk) >> shift).astype(np.int64), minlength=buckets.size)
+        heavy = buckets >= min_count
+        # Pass 2: exact counts for the hashes in heavy buckets only.
+        picked = []
+        for lo in range(0, n, _BATCH):
+            progress.check()
+            chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
+            if chunk:
+                cat = np.concatenate(chunk)
+                picked.append(cat[heavy[(cat >> shift).astype(np.int64)]])
+        if not picked:
+            return cls(empty, np.zeros(0, dtype=np.int64), min_count, n, k, opts)
+        values = np.sort(np.concatenate(picked))
+        if values.size == 0:
+            return cls(empty, np.zeros(0, dtype=np.int64), min_count, n, k, opts)
+        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        counts = np.diff(np.concatenate((starts, [values.size])))
+        keep = counts >= min_count
+        return cls(values[starts[keep]], counts[keep].astype(np.int64), min_count, n, k, opts)
+
+    def is_empty(self) -> bool:
+        """True when no shingle is frequent enough to be boilerplate."""
+        return self.boilerplate.size == 0
+
+    def boilerplate_share(self, left_hashes: np.ndarray, right_hashes: np.ndarray) -> float:
+        """Share (0..1) of the pair's shared shingles that are boilerplate; 0.0 when none are shared."""
+        shared = _intersect(left_hashes, right_hashes)
+        if shared.size == 0 or self.is_empty():
+            return 0.0
+        return float(np.count_nonzero(in_sorted(shared, self.boilerplate))) / shared.size
+
+    def jaccard_without(self, left_hashes: np.ndarray, right_hashes: np.ndarray) -> float:
+        """Jaccard (0..1) of the pair after removing boilerplate shingles from both sides."""
+        if not self.is_empty():
+            left_hashes = left_hashes[~in_sorted(left_hashes, self.boilerplate)]
+            right_hashes = right_hashes[~in_sorted(right_hashes, self.boilerplate)]
+        shared = _intersect(left_hashes, right_hashes).size
+        union = left_hashes.size + right_hashes.size - shared
+        return shared / union if union else 0.0
+
+    def covered_spans(self, raw: str) -> list[Span]:
+        """Raw spans of ``raw`` covered by boilerplate shingles (needs the index's k and options)."""
+        if self.is_empty():
+            return []
+        norm = normalize(raw, self.options)
+        mask = in_sorted(window_hashes(norm.cps, self.k), self.boilerplate)
+        return [norm.raw_span(a, b + self.k - 1) for a, b in _runs(mask)]
+
+    def passages(
+        self,
+        texts: Mapping[str, str],
+        norm_options: NormalizeOptions | None = None,
+        k: int | None = None,
+        limit: int = 50,
+        *,
+        progress: Progress = NULL_PROGRESS,
+    ) -> list[BoilerplatePassage]:
+        """The boilerplate as readable passages, most widespread first.
+
+        Each document's maximal runs of boilerplate shingles are read back as raw text; runs with
+        the same normalized text are one passage, counted once per document.
+
+        Args:
+            texts: doc_id -> raw text (the documents the index was built from, or any subset).
+            norm_options, k: Normalization and shingle length of the index (default: the index's).
+            limit: Maximum number of passages returned.
+            progress: Cancellation is checked every 64 documents.
+
+        Returns:
+            Passages sorted by document count (descending), then length (descending), then text.
+        """
+        if self.is_empty():
+            return []
+        opts = norm_options or self.options
+        k = k or self.k
+        found: dict[str, list] = {}
+        for n, (doc_id, raw) in enumerate(texts.items()):
+            if n % 64 == 0:
+                progress.check()
+            norm = normalize(raw, opts)
+            mask = in_sorted(window_hashes(norm.cps, k), self.boilerplate)
+            seen_here: set[str] = set()
+            ntext = norm.text if mask.any() else ""
+            for a, b in _runs(mask):
+                key = ntext[a : b + k - 1]
+                if key in seen_here:
+                    continue
+                seen_here.add(key)
+                entry = found.get(key)
+                if entry is None:
+                    s, e = norm.raw_span(a, b + k - 1)
+                    found[key] = [1, [doc_id], doc_id, s, e, raw[s:e]]
+                else:
+                    entry[0] += 1
+                    if len(entry[1]) < 5:
+                        entry[1].append(doc_id)
+        ordered = sorted(found.items(), key=lambda kv: (-kv[1][0], -len(kv[0]), kv[0]))
+        return [
+            BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered[:limit]
+        ]
+
+
+def _distinct(hash_arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The arrays with exact duplicates removed (first kept)."""
+    seen: dict[tuple[int, int, int, int], list[np.ndarray]] = {}
+    out = []
+    for h in hash_arrays:
+        if h.size == 0:
+            continue
+        key = (h.size, int(h[0]), int(h[-1]), int(h[h.size // 2]))
+        same = seen.setdefault(key, [])
+        if any(np.array_equal(h, g) for g in same):
+            continue
+        same.append(h)
+        out.append(h)
+    return out
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end) of each run of True in a boolean array (end exclusive)."""
+    if not mask.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+
+
+def _blank(text: str) -> bool:
+    return not any(ch.isalnum() for ch in text)
+
+
+def _own_body(raw: str, unique: tuple[Span, ...], min_chars: int) -> bool:
+    """The side keeps text of its own: unmatched text of at least ``BODY_SHARE`` and ``min_chars``."""
+    own = sum(e - s for s, e in unique)
+    return own >= min_chars and own >= BODY_SHARE * len(raw.strip())
+
+
+def _layout_only(left_raw: str, right_raw: str, diff: PairDiff) -> bool:
+    """Every shared passage is a head or a foot of both texts."""
+    for r in diff.regions:
+        head = _blank(left_raw[: r.left_start]) and _blank(right_raw[: r.right_start])
+        foot = _blank(left_raw[r.left_end :]) and _blank(right_raw[r.right_end :])
+        if not (head or foot):
+            return False
+    return bool(diff.regions)
+
+
+def template_evidence(
+    left_raw: str,
+    right_raw: str,
+    diff: PairDiff,
+    left_hashes: np.ndarray | None,
+    right_hashes: np.ndarray | None,
+    index: TemplateIndex | None,
+    *,
+    share: float = 0.8,
+    min_chars: int = 20,
+) -> FlagEvidence | None:
+    """``template_only`` when the pair's overlap is mostly boilerplate and each keeps a body of its own.
+
+    The overlap qualifies when at least ``share`` (0..1) of the shared shingles are corpus
+    boilerplate (needs the hashes and a non-empty index), or when every shared passage is the head
+    or the foot of both documents (a layout the two share, even if no third document uses it).
+    Either way both documents must keep text of their own (at least ``BODY_SHARE`` of their length
+    and ``min_chars`` raw characters outside the shared passages), and at least ``min_chars`` raw
+    characters must be shared: copies of one article are not "template only", however often the
+    article occurs in the corpus.
+
+    Returns:
+        Evidence whose spans are the shared segments lying in boilerplate (all shared segments for
+        the layout case), or None.
+    """
+    segs = diff.segments
+    if not segs or sum(s.left_end - s.left_start for s in segs) < min_chars:
+        return None
+    if not (_own_body(left_raw, diff.left_unique, min_chars) and _own_body(right_raw, diff.right_unique, min_chars)):
+        return None
+    if index is not None and not index.is_empty() and left_hashes is not None and right_hashes is not None:
+        bs = index.boilerplate_share(left_hashes, right_hashes)
+        if bs >= share:
+            jw = index.jaccard_without(left_hashes, right_hashes)
+            covered = index.covered_spans(left_raw)
+            picked = [s for s in segs if _covered_share(s.left_start, s.left_end, covered) >= 0.5] or list(segs)
+            return FlagEvidence(
+                FLAG_TEMPLATE_ONLY,
+                tuple((s.left_start, s.left_end) for s in picked),
+                tuple((s.right_start, s.right_end) for s in picked),
+                f"{bs:.0%} of the shared shingles are boilerplate (in >= {index.min_count} documents); "
+                f"Jaccard without boilerplate {jw:.2f}",
+            )
+    if _layout_only(left_raw, right_raw, diff):
+        return FlagEvidence(
+            FLAG_TEMPLATE_ONLY,
+            tuple((s.left_start, s.left_end) for s in segs),
+            tuple((s.right_start, s.right_end) for s in segs),
+            "shared text only at the top and bottom of both documents; the bodies differ",
+        )
+    return None
+
+
+def _covered_share(s: int, e: int, covered: list[Span]) -> float:
+    if e <= s:
+        return 0.0
+    inside = sum(max(0, min(e, b) - max(s, a)) for a, b in covered)
+    return inside / (e - s)
