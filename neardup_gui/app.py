@@ -114,7 +114,7 @@ def run_capture(app: object, window: object, out: Path) -> int:
 
     from neardup_gui.core.records import ScreenParams
 
-    state = {"code": EXIT_CAPTURE_FAILED, "saved": False}
+    state = {"code": EXIT_CAPTURE_FAILED, "saved": False, "shown": False, "scheduled": False}
 
     def finish(code: int, message: str = "") -> None:
         if message:
@@ -133,15 +133,14 @@ def run_capture(app: object, window: object, out: Path) -> int:
             finish(EXIT_CAPTURE_FAILED, f"could not write {out}")
 
     def on_drawn(request_id: int) -> None:
-        if request_id == window.diff_view.request_id:
-            if window.diff_view.overlap_count():
-                window.diff_view.go_to_overlap(0)
-            QTimer.singleShot(300, save)
+        if state["shown"] and request_id == window.diff_view.request_id and not state["scheduled"]:
+            state["scheduled"] = True
+            QTimer.singleShot(300, save)  # let the layout settle before the grab
 
-    def on_shown(outcome: object) -> None:
-        view = window.candidate_view
-        view.table.sortByColumn(view.table.horizontalHeader().sortIndicatorSection(), view.table.horizontalHeader().sortIndicatorOrder())
-        if not view.select_first() or window.diff_view.is_drawn():
+    def on_shown(_outcome: object) -> None:
+        state["shown"] = True
+        window.candidate_view.select_first()  # the top candidate (Jaccard, descending)
+        if window.diff_view.is_drawn():  # drawn at once; long pairs report through pair_drawn
             on_drawn(window.diff_view.request_id)
 
     window.params_panel.set_params(ScreenParams())

@@ -50,14 +50,15 @@ class DiffPane(QPlainTextEdit):
         self.offsets = OffsetMap("")
         self._highlights: list[Highlight] = []
         self._starts: list[int] = []
-        self._base: list[QTextEdit.ExtraSelection] = []
+        self._below: list[QTextEdit.ExtraSelection] = []  # painted under the current passage
+        self._above: list[QTextEdit.ExtraSelection] = []  # painted over it (changes, revisions)
         self._current: Highlight | None = None
 
     # -- content ------------------------------------------------------------------------------
     def set_text(self, text: str) -> None:
         """Show ``text`` literally and drop every highlight."""
         self.offsets = OffsetMap(text)
-        self._highlights, self._starts, self._base, self._current = [], [], [], None
+        self._highlights, self._starts, self._below, self._above, self._current = [], [], [], [], None
         self.setExtraSelections([])
         self.setPlainText(text)
         self.moveCursor(QTextCursor.MoveOperation.Start)
@@ -66,15 +67,18 @@ class DiffPane(QPlainTextEdit):
         """Replace the highlights (painted in ``HighlightKind`` order, later over earlier)."""
         self._highlights = sorted(highlights, key=lambda h: (h.start, h.kind))
         self._starts = [h.start for h in self._highlights]
-        self._base = [self._selection(h) for h in sorted(highlights, key=lambda h: (h.kind, h.start))]
+        ordered = sorted(highlights, key=lambda h: (h.kind, h.start))
+        self._below = [self._selection(h) for h in ordered if h.kind < HighlightKind.CHANGED]
+        self._above = [self._selection(h) for h in ordered if h.kind >= HighlightKind.CHANGED]
         self._current = None
-        self.setExtraSelections(self._base)
+        self.setExtraSelections(self._below + self._above)
 
     def set_current(self, start: int | None, end: int | None = None) -> None:
         """Mark one span as the current shared passage (None clears the mark)."""
         self._current = None if start is None else Highlight(HighlightKind.CURRENT, start, end or start)
+        # The current passage is painted over the shared colour but under changes and revisions.
         extra = [] if self._current is None else [self._selection(self._current)]
-        self.setExtraSelections(self._base + extra)
+        self.setExtraSelections(self._below + extra + self._above)
 
     def highlights(self, kind: HighlightKind | None = None) -> list[Highlight]:
         return [h for h in self._highlights if kind is None or h.kind == kind]

@@ -312,7 +312,7 @@ class DiffView(QWidget):
         if count == 0:
             self.position_label.setText("")
         elif self._current < 0:
-            self.position_label.setText(self.tr("{0} overlaps").format(count))
+            self.position_label.setText(self.tr("overlaps: {0}").format(count))
         else:
             self.position_label.setText(self.tr("overlap {0} of {1}").format(self._current + 1, count))
 

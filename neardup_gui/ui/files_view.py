@@ -171,6 +171,7 @@ class FilesView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.table.horizontalHeader().setStretchLastSection(True)
         for col, width in ((FileColumn.PATH, 260), (FileColumn.STATUS, 130), (FileColumn.MESSAGE, 220)):

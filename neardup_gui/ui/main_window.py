@@ -126,7 +126,7 @@ class MainWindow(QMainWindow):
         self.open_action = self._action(self.tr("&Open folder…"), self.choose_source, QKeySequence.StandardKey.Open)
         self.workspace_action = self._action(self.tr("Choose &workspace…"), self.choose_workspace)
         self.screen_action = self._action(self.tr("&Screen"), self.start_screen, "F5")
-        self.cancel_action = self._action(self.tr("&Cancel screen"), self.runner.cancel)
+        self.cancel_action = self._action(self.tr("&Cancel screen"), self.progress.request_cancel)
         self.cancel_action.setEnabled(False)
         quit_action = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         next_key, previous_key = DiffView.navigation_keys()
@@ -317,7 +317,10 @@ class MainWindow(QMainWindow):
 
     def _on_screen_cancelled(self) -> None:
         self.review.resume()
-        self.statusBar().showMessage(self.tr("Screen cancelled; the previous results are still shown."), 8000)
+        if self.outcome is not None:
+            self.statusBar().showMessage(self.tr("Screen cancelled; the previous results are still shown."), 8000)
+        else:
+            self.statusBar().showMessage(self.tr("Screen cancelled."), 8000)
 
     def _on_screen_failed(self, message: str, details: str) -> None:
         self.review.resume()

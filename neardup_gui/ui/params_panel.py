@@ -34,6 +34,11 @@ PROBE_JACCARD = 0.8  # the Jaccard the S-curve sentence speaks about
 _SPLIT_RE = re.compile(r"[;,\s]+")
 
 
+def format_probability(p: float) -> str:
+    """A probability as a percentage, with enough digits that 99.96 % does not read as 100 %."""
+    return f"{p:.2%}" if 0.999 <= p < 1.0 else f"{p:.1%}"
+
+
 def split_patterns(text: str) -> tuple[str, ...]:
     """Glob patterns from a field: separated by spaces, commas or semicolons."""
     return tuple(p for p in _SPLIT_RE.split(text.strip()) if p)
@@ -131,19 +136,19 @@ class ParamsPanel(QWidget):
         f4.addRow(self.tr("Include"), self.include_edit)
         f4.addRow(self.tr("Exclude"), self.exclude_edit)
 
-        # Two columns: what finds pairs on the left, what is read and how on the right.
+        # Three columns, so the whole panel fits the table's height: method and files, LSH, normalization.
         layout = QGridLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(method_box, 0, 0)
-        layout.addWidget(lsh_box, 1, 0)
-        layout.addWidget(norm_box, 0, 1)
-        layout.addWidget(files_box, 1, 1)
-        layout.addWidget(self.error_label, 2, 0)
-        layout.addWidget(self.reset_button, 2, 1, Qt.AlignmentFlag.AlignRight)
+        layout.addWidget(files_box, 1, 0)
+        layout.addWidget(lsh_box, 0, 1, 2, 1)
+        layout.addWidget(norm_box, 0, 2)
+        layout.addWidget(self.error_label, 2, 0, 1, 2)
+        layout.addWidget(self.reset_button, 1, 2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
         layout.setRowStretch(3, 1)
-        layout.setColumnStretch(2, 1)
-        for column in (0, 1):
-            layout.setColumnMinimumWidth(column, 300)
+        layout.setColumnStretch(3, 1)
+        for column in (0, 1, 2):
+            layout.setColumnMinimumWidth(column, 280)
 
         for combo in (self.method_combo, self.case_combo, self.keep_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -218,16 +223,16 @@ class ParamsPanel(QWidget):
         bands, rows = self.banding()
         threshold = self.threshold_spin.value()
         return self.tr(
-            "{0} bands × {1} rows. Pairs at Jaccard {2:.1f} are found with probability {3:.1%}; "
-            "at the threshold {4:.2f}, {5:.1%}; at Jaccard 0.3, {6:.1%}."
+            "{0} bands × {1} rows. Pairs at Jaccard {2:.1f} are found with probability {3}; "
+            "at the threshold {4:.2f}, {5}; at Jaccard 0.3, {6}."
         ).format(
             bands,
             rows,
             PROBE_JACCARD,
-            collision_probability(PROBE_JACCARD, bands, rows),
+            format_probability(collision_probability(PROBE_JACCARD, bands, rows)),
             threshold,
-            collision_probability(threshold, bands, rows),
-            collision_probability(0.3, bands, rows),
+            format_probability(collision_probability(threshold, bands, rows)),
+            format_probability(collision_probability(0.3, bands, rows)),
         )
 
     # -- reactions ----------------------------------------------------------------------------

@@ -27,6 +27,9 @@ class ProgressPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.stage_label = QLabel()
+        # Wide enough for the longest stage with six-digit counts, so the bar does not jump about.
+        widest = tr(max(STAGE_LABELS.values(), key=len)) + " 100,000 / 100,000"
+        self.stage_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(widest) + 8)
         self.bar = QProgressBar()
         self.bar.setRange(0, _STEPS)
         self.bar.setMinimumWidth(220)
@@ -40,7 +43,7 @@ class ProgressPanel(QWidget):
         layout.addWidget(self.bar)
         layout.addWidget(self.eta_label)
         layout.addWidget(self.cancel_button)
-        self.cancel_button.clicked.connect(self._on_cancel)
+        self.cancel_button.clicked.connect(self.request_cancel)
         self._started = 0.0
         self.hide()
 
@@ -68,7 +71,10 @@ class ProgressPanel(QWidget):
     def stop(self) -> None:
         self.hide()
 
-    def _on_cancel(self) -> None:
+    def request_cancel(self) -> None:
+        """Show "Cancelling…" until the worker confirms, and ask it to stop."""
+        if not self.isVisible() or not self.cancel_button.isEnabled():
+            return
         self.cancel_button.setEnabled(False)
         self.stage_label.setText(self.tr("Cancelling…"))
         self.cancel_requested.emit()

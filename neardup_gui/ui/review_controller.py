@@ -43,6 +43,7 @@ class ReviewController(QObject):
         self.model, self.view, self.diff_view, self.form = model, view, diff_view, form
         self.outcome: tasks.ScreenOutcome | None = None
         self.store: DecisionStore | None = None
+        self._last_saved: tuple[tuple[str, str], int] | None = None  # pair, its row when saved
         view.candidate_selected.connect(self.show_candidate)
         form.decision_made.connect(self.save_decision)
         form.next_requested.connect(self.select_next)
@@ -140,6 +141,7 @@ class ReviewController(QObject):
             self.form.show_note(self.tr("Deciding is paused while a screen runs."))
             return
         pair = (decision.left, decision.right)
+        self._last_saved = (pair, self.view.table.selectionModel().currentIndex().row())
         try:
             stored = self.store.save(decision)
             status = self.store.status_of(pair)
@@ -152,5 +154,13 @@ class ReviewController(QObject):
         self.reviewer_used.emit(stored.reviewer)
 
     def select_next(self) -> None:
-        if not self.view.select_next():
+        """Go to the pair after the one just decided."""
+        current = self.view.current_candidate()
+        moved = False
+        if self._last_saved is not None and (current is None or current.key != self._last_saved[0]):
+            # The decided row left the filtered table (e.g. "pending only"): its successor took its row.
+            moved = self.view.select_proxy_row(self._last_saved[1])
+        else:
+            moved = self.view.select_next()
+        if not moved:
             self.message.emit(self.tr("That was the last pair shown."))

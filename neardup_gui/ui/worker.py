@@ -116,13 +116,17 @@ class ScreenRunner(QObject):
         if self._worker is not None:
             self._worker.cancel()
 
-    def shutdown(self, timeout_ms: int = 5000) -> None:
-        """Cancel a running screen and wait for its thread (window closing)."""
+    def shutdown(self) -> None:
+        """Cancel a running screen and wait for its thread (window closing).
+
+        The wait has no time limit: the engine checks for cancellation in all its loops, and a
+        QThread destroyed while running aborts the whole process.
+        """
         thread = self._thread
         self.cancel()
         if thread is not None:
             thread.quit()
-            thread.wait(timeout_ms)
+            thread.wait()
 
     def _end(self) -> None:
         thread = self._thread

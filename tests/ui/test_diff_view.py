@@ -161,3 +161,23 @@ def test_long_pairs_are_compared_in_the_background_and_stale_answers_dropped(qtb
     assert view.left.toPlainText() == second_left
     assert view.overlap_count() == 1
     assert all(h.end <= len(second_left) for h in view.left.highlights())
+
+
+def test_synchronized_scrolling_follows_the_twin_passage(qtbot) -> None:
+    view = make_view(qtbot)
+    lines = [f"第{i:03d}段：社区食堂每周公布下周菜谱并设置意见簿编号{i:03d}。" for i in range(120)]
+    filler = [f"右侧独有的说明文字第{i:02d}行，内容与左边无关。" for i in range(40)]
+    left, right = "\n".join(lines), "\n".join(filler + lines)
+    shown(qtbot, view, request(left, right))
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_sync_scroll(True)
+    target = left.index(lines[60])
+    view.left.scroll_offset_to_top(target)  # as if the user scrolled the left pane there
+    twin = view.twin_offset("left", view.left.top_offset())
+    assert twin is not None and right[twin:].startswith(lines[60][:3])
+    assert abs(view.right.top_offset() - twin) <= len(lines[60]) + 1
+    view.set_sync_scroll(False)
+    before = view.right.verticalScrollBar().value()
+    view.left.scroll_offset_to_top(left.index(lines[90]))
+    assert view.right.verticalScrollBar().value() == before

@@ -228,3 +228,18 @@ def test_last_used_parameters_are_remembered(make_window, sample, qtbot) -> None
     again = make_window()
     params = again.params_panel.params()
     assert (params.k, params.threshold, params.exclude) == (3, 0.7, ("drafts/*",))
+
+
+def test_save_and_next_under_a_pending_filter_goes_to_the_following_pair(screened, qtbot) -> None:
+    window = screened
+    view = window.candidate_view
+    view.status_filter.setCurrentIndex(view.status_filter.findData("pending"))
+    shown = [view.proxy.index(r, 0).data(Qt.ItemDataRole.UserRole + 2).key for r in range(view.shown_count())]
+    assert len(shown) >= 3
+    view.select_proxy_row(0)
+    window.decision_form.reviewer_edit.setText("reviewer")
+    window.decision_form.save_and_next()  # "pending" is still pending: the row stays
+    assert view.current_candidate().key == shown[1]
+    assert window.decision_form.choose_status(REVIEW_KEEP_BOTH)  # the row leaves the pending view
+    window.decision_form.next_requested.emit()
+    assert view.current_candidate().key == shown[2]

@@ -12,7 +12,7 @@ from neardup_gui.core.records import (
     ScreenParams,
 )
 from neardup_gui.ui.decision_form import DecisionForm
-from neardup_gui.ui.params_panel import ParamsPanel
+from neardup_gui.ui.params_panel import ParamsPanel, format_probability
 from neardup_gui.ui.settings import AppSettings
 from ui_factories import make_candidate, make_document
 
@@ -28,7 +28,7 @@ def test_params_panel_round_trips_parameters_and_explains_the_s_curve(qtbot) -> 
     assert panel.params() == params
     bands, rows = optimal_bands_rows(0.7, 64)
     assert f"{bands} bands × {rows} rows" in panel.curve_label.text()
-    assert f"{collision_probability(0.8, bands, rows):.1%}" in panel.curve_label.text()
+    assert format_probability(collision_probability(0.8, bands, rows)) in panel.curve_label.text()
     assert "Jaccard 0.8" in panel.curve_label.text()
 
 
@@ -40,7 +40,7 @@ def test_manual_bands_and_rows_change_the_probability_and_stay_within_num_perm(q
     panel.bands_spin.setValue(1000)  # clamped: bands × rows may not exceed num_perm
     assert panel.bands_spin.value() * 8 <= panel.num_perm_spin.value()
     panel.bands_spin.setValue(4)
-    assert f"{collision_probability(0.8, 4, 8):.1%}" in panel.curve_label.text()
+    assert format_probability(collision_probability(0.8, 4, 8)) in panel.curve_label.text()
     assert (panel.params().bands, panel.params().rows) == (4, 8)
 
 
@@ -103,3 +103,8 @@ def test_settings_keep_lists_params_and_reviewer(tmp_path) -> None:
 def test_unreadable_remembered_params_fall_back_to_defaults(tmp_path) -> None:
     (tmp_path / "s.ini").write_text('[screen]\nparams="{\\"k\\": 99}"\n', encoding="utf-8")
     assert AppSettings.in_file(tmp_path / "s.ini").last_params() is None
+
+
+def test_probabilities_near_one_are_not_rounded_up_to_certainty() -> None:
+    assert format_probability(0.99962) == "99.96%"
+    assert format_probability(1.0) == "100.0%" and format_probability(0.548) == "54.8%"
