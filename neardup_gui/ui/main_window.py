@@ -106,10 +106,13 @@ class MainWindow(QMainWindow):
         self.main_splitter.setStretchFactor(0, 1)
         self.main_splitter.setSizes([1090, 300])
         self.center_splitter.setSizes([330, 470])
+        toolbar = self.addToolBar(self.tr("Source"))
+        toolbar.setObjectName("source_toolbar")
+        toolbar.setMovable(False)
+        toolbar.addWidget(self.source_bar)
         central = QWidget()
         layout = QVBoxLayout(central)
-        layout.setContentsMargins(8, 6, 8, 4)
-        layout.addWidget(self.source_bar)
+        layout.setContentsMargins(8, 2, 8, 4)
         layout.addWidget(self.main_splitter, 1)
         self.setCentralWidget(central)
         self.statusBar().addPermanentWidget(self.progress)
@@ -233,7 +236,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         folders = self.settings.recent_folders()
         for folder in folders:
-            action = self.recent_menu.addAction(folder)
+            action = self.recent_menu.addAction(folder.replace("&", "&&"))  # no mnemonics in paths
             action.triggered.connect(lambda _checked=False, f=folder: self.set_source(Path(f)))
         if not folders:
             self.recent_menu.addAction(self.tr("(none yet)")).setEnabled(False)

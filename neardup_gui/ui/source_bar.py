@@ -1,4 +1,4 @@
-"""The strip at the top of the window: the source folder (read-only), the workspace and Screen.
+"""The window's toolbar: the source folder (read-only), the workspace and the Screen button.
 
 Shows paths only; the window decides what choosing a folder means.
 Imports PySide6 only.
@@ -42,7 +42,7 @@ class SourceBar(QWidget):
         source_label = QLabel(self.tr("Source (read-only)"))
         workspace_label = QLabel(self.tr("Workspace"))
         grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setContentsMargins(6, 2, 6, 2)
         grid.setVerticalSpacing(3)
         grid.addWidget(source_label, 0, 0)
         grid.addWidget(self.source_edit, 0, 1)

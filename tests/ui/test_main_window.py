@@ -243,3 +243,35 @@ def test_save_and_next_under_a_pending_filter_goes_to_the_following_pair(screene
     assert window.decision_form.choose_status(REVIEW_KEEP_BOTH)  # the row leaves the pending view
     window.decision_form.next_requested.emit()
     assert view.current_candidate().key == shown[2]
+
+
+def test_typing_n_in_the_reason_field_types_it_instead_of_moving(screened, qtbot) -> None:
+    window = screened
+    show_active(window, qtbot)
+    window.decision_form.reason_edit.setFocus()
+    qtbot.keyClicks(window.decision_form.reason_edit, "np")
+    assert window.decision_form.reason_edit.toPlainText() == "np"
+    assert window.diff_view.current_overlap() == -1
+    assert window.decision_form.is_dirty()
+
+
+def test_decisions_and_the_selected_pair_survive_a_new_screen_and_a_new_window(screened, make_window, sample, qtbot) -> None:
+    window = screened
+    view = window.candidate_view
+    view.select_proxy_row(2)
+    pair = view.current_candidate().key
+    window.decision_form.reviewer_edit.setText("reviewer")
+    assert window.decision_form.choose_status(REVIEW_KEEP_BOTH)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    assert window.candidate_model.status_of(pair) == REVIEW_KEEP_BOTH
+    assert view.current_candidate().key == pair
+    window.close()
+    again = make_window(sample)  # same settings, same workspace
+    with qtbot.waitSignal(again.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        again.start_screen()
+    assert again.candidate_view.current_candidate().key == pair
+    row = again.candidate_model.row_of(pair)
+    assert again.candidate_model.index(row, Column.STATUS).data() == "Keep both · 保留双方"
+    again.recent_menu.aboutToShow.emit()
+    assert [a.text() for a in again.recent_menu.actions()] == [str(sample.resolve())]
