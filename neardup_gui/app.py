@@ -95,7 +95,19 @@ def _application() -> object:
     app.setApplicationName(ui_settings.APPLICATION)
     app.setApplicationDisplayName("neardup")
     app.setApplicationVersion(__version__)
+    _install_translation(app)
     return app
+
+
+def _install_translation(app: object) -> None:
+    """Load ``resources/i18n/neardup_<locale>.qm`` when one exists for the user's language."""
+    from PySide6.QtCore import QLocale, QTranslator
+
+    from neardup_gui.io.paths import resources_dir
+
+    translator = QTranslator(app)  # type: ignore[arg-type]
+    if translator.load(QLocale(), "neardup", "_", str(resources_dir() / "i18n")):
+        app.installTranslator(translator)  # type: ignore[attr-defined]
 
 
 def _save_png_atomically(window: object, out: Path) -> bool:

@@ -236,6 +236,7 @@ class DiffView(QWidget):
                 self._on_diff_ready(request_id, result)
         else:
             self.state_label.setText(self.tr("Comparing…"))
+            self._pool.clear()  # pairs the user has already moved past need not be compared
             self._pool.start(
                 DiffJob(request_id, request.left_text, request.right_text, request.options, request.min_len, self._channel)
             )

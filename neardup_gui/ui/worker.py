@@ -180,12 +180,12 @@ class DiffJob(QRunnable):
             result = pair_diff(left, right, options, min_len=min_len)
         except Exception:
             log.exception("diff of request %s failed", self.request_id)
-            self._emit(self._channel.diff_failed, traceback.format_exc())
+            self._emit("diff_failed", traceback.format_exc())
         else:
-            self._emit(self._channel.diff_ready, result)
+            self._emit("diff_ready", result)
 
-    def _emit(self, signal: object, value: object) -> None:
+    def _emit(self, signal_name: str, value: object) -> None:
         try:
-            signal.emit(self.request_id, value)  # type: ignore[attr-defined]
+            getattr(self._channel, signal_name).emit(self.request_id, value)
         except RuntimeError:
             pass  # the view was closed while this pair was computed; nobody is waiting
