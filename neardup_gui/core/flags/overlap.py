@@ -84,6 +84,10 @@ def _inside(s: int, e: int, spans: list[Span]) -> int:
     return sum(max(0, min(e, b) - max(s, a)) for a, b in spans)
 
 
+def _has_quotes(*texts: str) -> bool:
+    return any(mark in text for text in texts for mark in "“「『《‘\"'")
+
+
 def _passages(diff: PairDiff, min_chars: int) -> list[Segment]:
     return [r for r in diff.regions if r.left_end - r.left_start >= min_chars]
 
@@ -118,15 +122,18 @@ def quotation_evidence(
     shared_l = sum(p.left_end - p.left_start for p in passages)
     shared_r = sum(p.right_end - p.right_start for p in passages)
     share_l, share_r = shared_l / _length(left_raw), shared_r / _length(right_raw)
-    segs = [s for s in diff.segments if any(p.left_start <= s.left_start and s.left_end <= p.left_end for p in passages)]
+    segs = [
+        s for s in diff.segments if any(p.left_start <= s.left_start and s.left_end <= p.left_end for p in passages)
+    ]
     note = ""
     if len(passages) == 1 and max(share_l, share_r) <= max_share:
         note = f"one shared passage, {share_l:.0%} of the left and {share_r:.0%} of the right document"
-    elif min(share_l, share_r) <= QUOTED_MAX_SHARE and any(ch in left_raw or ch in right_raw for ch in "“「『《‘\"'"):
+    elif min(share_l, share_r) <= QUOTED_MAX_SHARE and _has_quotes(left_raw, right_raw):
+        lq, rq = quote_spans(left_raw), quote_spans(right_raw)
         seg_len = sum(s.left_end - s.left_start for s in segs) or 1
-        in_l = sum(_inside(s.left_start, s.left_end, quote_spans(left_raw)) for s in segs) / seg_len
+        in_l = sum(_inside(s.left_start, s.left_end, lq) for s in segs) / seg_len
         seg_len_r = sum(s.right_end - s.right_start for s in segs) or 1
-        in_r = sum(_inside(s.right_start, s.right_end, quote_spans(right_raw)) for s in segs) / seg_len_r
+        in_r = sum(_inside(s.right_start, s.right_end, rq) for s in segs) / seg_len_r
         if max(in_l, in_r) >= QUOTED_SHARE:
             note = f"shared text inside quotation marks ({in_l:.0%} left, {in_r:.0%} right)"
     if not note:

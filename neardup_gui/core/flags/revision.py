@@ -251,11 +251,15 @@ def _token_changes(left: _TokenCache, right: _TokenCache, c: _Change) -> list[Fl
     return out
 
 
-def _markers(pattern: re.Pattern[str], exceptions: frozenset[str], text: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group()) for m in pattern.finditer(text, lo, hi) if m.group() not in exceptions]
+Marker = tuple[int, int, str]
 
 
-def _marker_span(markers: list[tuple[int, int, str]], s: int, e: int) -> Span:
+def _markers(pattern: re.Pattern[str], exceptions: frozenset[str], text: str, lo: int, hi: int) -> list[Marker]:
+    """Words of ``pattern`` in text[lo:hi] that are not look-alikes, as (start, end, word)."""
+    return [(m.start(), m.end(), w) for m in pattern.finditer(text, lo, hi) if (w := m.group()) not in exceptions]
+
+
+def _marker_span(markers: list[Marker], s: int, e: int) -> Span:
     if s == e:
         hits = [(a, b) for a, b, _ in markers if a < s < b]
     else:

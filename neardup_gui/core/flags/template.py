@@ -32,8 +32,8 @@ Span = tuple[int, int]
 
 # Bits of a hash used to pre-count documents per bucket before the exact count (keeps the sort to
 # the few hashes that can be frequent enough).
-_BUCKET_BITS = 22
-_BATCH = 256
+_BUCKET_BITS = 20
+_BATCH = 1024
 # Share (0..1) of a document's raw length that must lie outside the shared passages for the pair to
 # be "template only" rather than copies.
 BODY_SHARE = 0.1
@@ -74,7 +74,7 @@ class BoilerplatePassage:
     end: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TemplateIndex:
     """Shingle hashes present in many documents.
 
@@ -134,7 +134,7 @@ class TemplateIndex:
             progress.check()
             chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
             if chunk:
-                buckets += np.bincount((np.concatenate(chunk) >> shift).astype(np.int64), minlength=buckets.size)
+                buckets += np.bincount((np.concatenate(chunk) >> shift).view(np.int64), minlength=buckets.size)
         heavy = buckets >= min_count
         # Pass 2: exact counts for the hashes in heavy buckets only.
         picked = []
@@ -143,7 +143,7 @@ class TemplateIndex:
             chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
             if chunk:
                 cat = np.concatenate(chunk)
-                picked.append(cat[heavy[(cat >> shift).astype(np.int64)]])
+                picked.append(cat[heavy[(cat >> shift).view(np.int64)]])
         if not picked:
             return cls(empty, np.zeros(0, dtype=np.int64), min_count, n, k, opts)
         values = np.sort(np.concatenate(picked))
@@ -308,14 +308,16 @@ def template_evidence(
     segs = diff.segments
     if not segs or sum(s.left_end - s.left_start for s in segs) < min_chars:
         return None
-    if not (_own_body(left_raw, diff.left_unique, min_chars) and _own_body(right_raw, diff.right_unique, min_chars)):
+    own_left = _own_body(left_raw, diff.left_unique, min_chars)
+    if not (own_left and _own_body(right_raw, diff.right_unique, min_chars)):
         return None
     if index is not None and not index.is_empty() and left_hashes is not None and right_hashes is not None:
         bs = index.boilerplate_share(left_hashes, right_hashes)
         if bs >= share:
             jw = index.jaccard_without(left_hashes, right_hashes)
             covered = index.covered_spans(left_raw)
-            picked = [s for s in segs if _covered_share(s.left_start, s.left_end, covered) >= 0.5] or list(segs)
+            picked = [s for s in segs if _covered_share(s.left_start, s.left_end, covered) >= 0.5]
+            picked = picked or list(segs)
             return FlagEvidence(
                 FLAG_TEMPLATE_ONLY,
                 tuple((s.left_start, s.left_end) for s in picked),

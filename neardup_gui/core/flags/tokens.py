@@ -17,7 +17,16 @@ from decimal import Decimal, InvalidOperation
 
 from neardup_gui.core.flags import lexicon as lx
 
-__all__ = ["Quantity", "DateToken", "RawToken", "Token", "scan_spans", "read_token", "scan_tokens", "parse_chinese_number"]
+__all__ = [
+    "DateToken",
+    "Quantity",
+    "RawToken",
+    "Token",
+    "parse_chinese_number",
+    "read_token",
+    "scan_spans",
+    "scan_tokens",
+]
 
 Span = tuple[int, int]
 
@@ -193,7 +202,7 @@ def _date_parts(kind: str, text: str) -> tuple[tuple[str, object], ...]:
         return tuple(zip(("y", "m", "d"), nums))
     if kind == "year":
         core = text.split("年")[0].strip()
-        suffix = text.split("年", 1)[1]
+        suffix = text.split("年", 1)[1].removeprefix("度")  # 2023年度 is the year 2023
         return (("y", _int(core)),) + ((("edge", suffix),) if suffix else ())
     if kind == "month_day":
         month, day = text.split("月", 1)
