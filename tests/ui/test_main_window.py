@@ -275,3 +275,25 @@ def test_decisions_and_the_selected_pair_survive_a_new_screen_and_a_new_window(s
     assert again.candidate_model.index(row, Column.STATUS).data() == "Keep both · 保留双方"
     again.recent_menu.aboutToShow.emit()
     assert [a.text() for a in again.recent_menu.actions()] == [str(sample.resolve())]
+
+
+def test_highlights_land_on_the_right_text_with_cjk_extension_b_characters(make_window, tmp_path, qtbot) -> None:
+    source = tmp_path / "extb"
+    source.mkdir()
+    passage = (
+        "𠮷野家在柳塘街道开设的社区食堂今日正式营业，𠀀𠀁𠀂三种古字出现在店名的题字里，"
+        "食堂每周公布下周菜谱，并设置意见簿，每月邀请居民代表试吃评议，菜品以少油少盐为原则。"
+    )
+    (source / "a.txt").write_text("𠀀𠀁前言𪚥：\r\n" + passage + "\r\n完。", encoding="utf-8")
+    (source / "b.txt").write_text("转载𪚥𪚥𪚥说明\n" + passage + "\n（来源：网站𠀃）", encoding="utf-8")
+    window = make_window(source)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    assert window.candidate_view.current_candidate() is not None
+    diff = window.diff_view
+    (left,) = diff.left.highlights(HighlightKind.SHARED)
+    (right,) = diff.right.highlights(HighlightKind.SHARED)
+    left_text, right_text = diff.left.highlighted_text(left), diff.right.highlighted_text(right)
+    assert left_text == right_text
+    assert left_text.startswith("𠮷野家") and "𠀀𠀁𠀂三种古字" in left_text
+    assert passage.rstrip("。").endswith(left_text[-10:])
