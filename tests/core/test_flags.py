@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.flags import (
@@ -542,3 +544,26 @@ def test_annotate_keeps_foreign_flags_orders_flags_and_is_idempotent() -> None:
     again = annotate(first, left, right, diff, left_hashes=hashes(left), right_hashes=hashes(right))
     assert again == first
     assert [e.flag for e in first.evidence] == [FLAG_DATE_CHANGED, FLAG_NUMBER_CHANGED]  # reading order
+
+
+EDIT_ALPHABET = "报销单提交后需要主管审批批准付款会议定于召开本项目预算由市财政拨付0123456789３万元亿吨%‰年月日时周每不未没无非如果仅应当可以，。“”\n "
+
+
+@settings(max_examples=80, derandomize=True, deadline=None)
+@given(
+    base=st.text(alphabet=EDIT_ALPHABET, max_size=80),
+    edits=st.lists(st.tuples(st.integers(0, 90), st.text(alphabet=EDIT_ALPHABET, max_size=4)), max_size=6),
+)
+def test_any_edit_gives_spans_inside_both_texts(base: str, edits: list[tuple[int, str]]) -> None:
+    left = BUDGET + base + SEED_A
+    right = left
+    for at, piece in edits:
+        at = min(at + len(BUDGET), len(right))
+        right = right[:at] + piece + right[at + 1 :]
+    result = annotated(left, right)
+    for ev in result.evidence:
+        assert all(0 <= s <= e <= len(left) for s, e in ev.left_spans)
+        assert all(0 <= s <= e <= len(right) for s, e in ev.right_spans)
+    assert list(result.flags) == sorted(result.flags, key=FLAG_ORDER.index)
+    if left == right:
+        assert not set(result.flags) & set(REVISION_FLAGS)
