@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import platform
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from neardup_gui.core import flags as flagmod
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.diffspans import PairDiff, pair_diff
 from neardup_gui.core.methods import exact
@@ -32,7 +33,6 @@ from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, 
 from neardup_gui.core.normalize import Normalized, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
-    FLAG_CONTAINED,
     FLAG_EXACT_BYTES,
     FLAG_EXACT_NORMALIZED,
     METHOD_CONTAINMENT,
@@ -42,7 +42,6 @@ from neardup_gui.core.records import (
     STATUS_OK,
     Candidate,
     Document,
-    FlagEvidence,
     ScreenParams,
 )
 
@@ -295,15 +294,10 @@ def verify_pairs(
         gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
         est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
         flags: list[str] = []
-        evidence: list[FlagEvidence] = []
         if same_group:
             flags.append(FLAG_EXACT_NORMALIZED)
             if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
                 flags.append(FLAG_EXACT_BYTES)
-        elif ct > 0 and cmax >= ct and min(scores.containment_left, scores.containment_right) < ct:
-            flags.append(FLAG_CONTAINED)
-            inside = "left inside right" if scores.containment_left >= scores.containment_right else "right inside left"
-            evidence.append(FlagEvidence(FLAG_CONTAINED, note=inside))
         ln, rn = norm(li), norm(ri)
         diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
         wanted = np.intersect1d(prepared.hashes[i], prepared.hashes[j], assume_unique=True)
@@ -327,7 +321,6 @@ def verify_pairs(
                 flags=tuple(flags),
                 shared_sample=tuple(sample),
                 segments=diff.segments,
-                evidence=tuple(evidence),
             )
         )
         diffs[(li, ri)] = diff
@@ -404,12 +397,8 @@ def _annotate(
     diffs: Mapping[tuple[str, str], PairDiff],
     prepared: Prepared, texts: Mapping[str, str], params: ScreenParams, progress: Progress
 ) -> list[Candidate]:
-    """Flags stage: revision, template, quotation checks when ``core.flags`` is available."""
-    try:
-        from neardup_gui.core import flags as flagmod
-    except ImportError:  # the flags module is optional while it is being built
-        return kept
-    template = flagmod.TemplateIndex.build(prepared.hashes)
+    """Flags stage: revision, template, quotation and containment checks (``core.flags``)."""
+    template = flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     out = []
     total = len(kept)
     for n, cand in enumerate(kept, 1):
