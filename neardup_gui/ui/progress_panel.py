@@ -45,10 +45,12 @@ class ProgressPanel(QWidget):
         layout.addWidget(self.cancel_button)
         self.cancel_button.clicked.connect(self.request_cancel)
         self._started = 0.0
+        self._running = False
         self.hide()
 
     def start(self) -> None:
         self._started = time.monotonic()
+        self._running = True
         self.bar.setValue(0)
         self.bar.setFormat("%p%")
         self.stage_label.setText(self.tr("Starting…"))
@@ -69,11 +71,12 @@ class ProgressPanel(QWidget):
             self.eta_label.setText(self.tr("{0} left").format(format_duration(elapsed * (1 - share) / share)))
 
     def stop(self) -> None:
+        self._running = False
         self.hide()
 
     def request_cancel(self) -> None:
         """Show "Cancelling…" until the worker confirms, and ask it to stop."""
-        if not self.isVisible() or not self.cancel_button.isEnabled():
+        if not self._running or not self.cancel_button.isEnabled():
             return
         self.cancel_button.setEnabled(False)
         self.stage_label.setText(self.tr("Cancelling…"))

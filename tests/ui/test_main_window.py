@@ -145,12 +145,24 @@ def test_cancelling_a_screen_keeps_the_previous_results(screened, qtbot) -> None
     previous = window.outcome
     rows = window.candidate_model.rowCount()
     window.params_panel.set_params(ScreenParams(threshold=0.9))
-    # Cancel from inside the worker's first progress report, so the run is surely mid-way.
+    clicked = threading.Event()
+    labels: list[str] = []
+
+    def hold_until_cancel_clicked(*_args: object) -> None:  # runs in the worker thread
+        clicked.wait(timeout=20)
+
+    def click_cancel() -> None:  # runs in the GUI thread while the worker is mid-screen
+        qtbot.mouseClick(window.progress.cancel_button, Qt.MouseButton.LeftButton)
+        labels.append(window.progress.stage_label.text())
+        clicked.set()
+
     window.runner.worker_created.connect(
-        lambda worker: worker.progress_changed.connect(worker.cancel, Qt.ConnectionType.DirectConnection)
+        lambda worker: worker.progress_changed.connect(hold_until_cancel_clicked, Qt.ConnectionType.DirectConnection)
     )
     with qtbot.waitSignal(window.runner.screening_cancelled, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
+        QTimer.singleShot(0, click_cancel)
+    assert labels == ["Cancelling…"]
     assert window.outcome is previous
     assert window.candidate_model.rowCount() == rows
     assert "cancelled" in window.statusBar().currentMessage()
