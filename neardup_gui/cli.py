@@ -193,6 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
         cli_review = None
     if cli_review is not None:
         cli_review.add_review_commands(sub)
+    from neardup_gui import cli_evaluate
+
+    cli_evaluate.add_evaluate_command(sub)
     return parser
 
 
