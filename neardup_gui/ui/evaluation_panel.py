@@ -180,6 +180,7 @@ class EvaluationPanel(QWidget):
         self.source_label.setWordWrap(True)
         self.k_combo = QComboBox()
         self.split_combo = QComboBox()
+        self.split_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.threshold_spin = QDoubleSpinBox()
         self.threshold_spin.setRange(0.01, 1.0)
         self.threshold_spin.setSingleStep(0.05)
@@ -315,6 +316,7 @@ class EvaluationPanel(QWidget):
         if not current.isValid() or self._updating:
             return
         row = self.model.row_at(current.row())
+        self.table.scrollTo(current)
         self._updating = True
         self.k_combo.setCurrentIndex(max(0, self.k_combo.findData(row.k)))
         self.split_combo.setCurrentIndex(max(0, self.split_combo.findData(row.split)))
@@ -331,6 +333,7 @@ class EvaluationPanel(QWidget):
             if n >= 0 and self.table.currentIndex().row() != n:
                 self._updating = True
                 self.table.selectRow(n)
+                self.table.scrollTo(self.model.index(n, 0))
                 self._updating = False
         self._refresh_charts()
 
