@@ -20,6 +20,7 @@ STATUS_TOO_LARGE = "too_large"
 STATUS_NO_SHINGLES = "no_shingles"
 STATUS_SKIPPED_LINK = "skipped_link"
 STATUS_EXCLUDED = "excluded"
+STATUS_NO_TEXT_LAYER = "no_text_layer"  # a PDF without a text layer (scanned); no OCR is done
 FILE_STATUSES = (
     STATUS_OK,
     STATUS_EMPTY,
@@ -30,6 +31,7 @@ FILE_STATUSES = (
     STATUS_NO_SHINGLES,
     STATUS_SKIPPED_LINK,
     STATUS_EXCLUDED,
+    STATUS_NO_TEXT_LAYER,
 )
 
 # ---------------------------------------------------------------------------
