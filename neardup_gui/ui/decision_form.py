@@ -198,7 +198,10 @@ class DecisionForm(QWidget):
             else:
                 names = [d.path if d is not None else i for d, i in ((left_doc, candidate.left), (right_doc, candidate.right))]
                 self.pair_label.setText(f"{names[0]}\n↔ {names[1]}")
-                hint = self.tr("Suggested: {0}").format(review_label(candidate.suggestion))
+                if candidate.suggestion and candidate.suggestion != REVIEW_PENDING:
+                    hint = self.tr("Suggested: {0}").format(review_label(candidate.suggestion))
+                else:
+                    hint = self.tr("No suggestion from the screen.")
                 if candidate.flags:
                     hint += "\n" + self.tr("Flags: {0}").format(flags_text(candidate.flags))
                 self.suggestion_label.setText(hint)
