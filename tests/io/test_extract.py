@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -229,8 +230,6 @@ def test_edited_manuscript_keeps_insertions_and_drops_deletions(tmp_path: Path) 
 
 def test_broken_or_mislabelled_docx_files_get_a_status_and_a_reason(tmp_path: Path) -> None:
     zip_without_word = io.BytesIO()
-    import zipfile
-
     with zipfile.ZipFile(zip_without_word, "w") as z:
         z.writestr("hello.txt", "不是Word文档")
     empty_doc = docx.Document()
@@ -282,12 +281,18 @@ def test_gbk_page_with_meta_charset_is_read_with_it(tmp_path: Path) -> None:
         "<p>發言人表示，將繼續優化營商環境，支持中小企業發展，確保全年目標順利完成。</p></div>"
         "</body></html>"
     ).encode("big5")
-    docs = by_path(corpus := scan(write(tmp_path / "src", {"gbk.htm": page, "big5.html": big5_page})))
+    xhtml = ('<?xml version="1.0" encoding="GBK"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+             f"<head><title>t</title></head><body><div><p>{P1}</p><p>{P2}</p></div></body></html>"
+             ).encode("gbk")
+    docs = by_path(corpus := scan(write(tmp_path / "src", {
+        "gbk.htm": page, "big5.html": big5_page, "decl.xhtml": xhtml})))
     gbk = docs["gbk.htm"]
     assert (gbk.status, gbk.encoding, gbk.message) == ("ok", "gb18030", "")
     assert all(p in corpus.texts[gbk.doc_id].split("\n") for p in body)
     assert docs["big5.html"].encoding == "big5"
     assert "發言人表示，將繼續優化營商環境，支持中小企業發展，確保全年目標順利完成。" in corpus.texts[docs["big5.html"].doc_id]
+    decl = docs["decl.xhtml"]
+    assert (decl.encoding, corpus.texts[decl.doc_id]) == ("gb18030", f"{P1}\n{P2}")
 
 
 def test_page_whose_declared_charset_is_wrong_is_detected_and_says_so(tmp_path: Path) -> None:

@@ -99,9 +99,11 @@ def _codec_for(label: str) -> str | None:
     if name:
         return name
     try:
-        return codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
+    # Python also "decodes" with base64, zlib, rot13...: only text encodings are charsets.
+    return info.name if getattr(info, "_is_text_encoding", True) else None
 
 
 def decode_page(data: bytes) -> tuple[str, str, str]:
