@@ -187,12 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_screen(sub)
-    try:
-        from neardup_gui import cli_review
-    except ImportError:  # pragma: no cover - present in every release
-        cli_review = None
-    if cli_review is not None:
-        cli_review.add_review_commands(sub)
+    from neardup_gui import cli_review
+
+    cli_review.add_review_commands(sub)
     from neardup_gui import cli_evaluate
 
     cli_evaluate.add_evaluate_command(sub)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import os
 import sqlite3
 import sys
@@ -22,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from neardup_gui.tasks import CSV_NAMES
 from neardup_gui.core.records import (
     REVIEW_PENDING_ARBITRATION,
     REVIEW_STATUSES,
@@ -40,8 +40,6 @@ from neardup_gui.io.session import (
 EXIT_OK = 0
 EXIT_CHANGED = 1
 EXIT_REFUSED = 2
-CSV_NAMES = {"candidates": "candidates_reviewed.csv", "reviews": "reviews.csv",
-             "mapping": "id_mapping.csv"}  # fmt: skip
 
 
 class _Refused(Exception):
@@ -168,90 +166,40 @@ def cmd_arbitrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def read_source_texts(source: str, documents: Sequence[Document]) -> dict[str, str]:
-    """Raw texts of the documents, read from the source folder (read-only).
-
-    A file is skipped when it is missing, unreadable or no longer has the SHA-256 recorded in
-    the manifest (its excerpts then fall back to offsets).
-    """
-    from neardup_gui.io.decoding import UndecodableError, decode_bytes
-
-    texts: dict[str, str] = {}
-    root = Path(source)
-    for doc in documents:
-        if not doc.usable:
-            continue
-        try:
-            data = (root / doc.path).read_bytes()
-        except OSError:
-            continue
-        if hashlib.sha256(data).hexdigest() != doc.sha256:
-            continue
-        try:
-            texts[doc.doc_id] = decode_bytes(data)[0]
-        except UndecodableError:
-            continue
-    return texts
-
-
 @_guarded
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the signed workbook and/or the CSV files of a session."""
-    from neardup_gui.io import csv_export
-    from neardup_gui.io.paths import ensure_outside_source
-    from neardup_gui.io.workbook import export_workbook
+    from neardup_gui.tasks import ExportRefused, export_review
 
-    if args.xlsx is None and args.csv is None:
-        raise _Refused("nothing to export: give --xlsx FILE and/or --csv DIR")
-    # Read-only: exporting works while the review window has the session open.
-    with _open_session(args.outdir, read_only=True) as session:
-        run_id = args.run or session.latest_run_id()
-        if run_id is None:
-            raise _Refused(f"{session.path} holds no screening run")
-        try:
-            run = session.run(run_id)
-        except KeyError as exc:
-            raise _Refused(str(exc.args[0])) from None
-        documents = session.documents(run_id)
-        candidates = session.candidates(run_id)
-        for target in (args.xlsx.parent if args.xlsx else None, args.csv):
-            if target is not None and run.source:
-                ensure_outside_source(target, run.source)
-        wanted = {doc_id for c in candidates for doc_id in c.key}
-        texts = {}
-        if not args.no_texts and run.source:
-            texts = read_source_texts(run.source, [d for d in documents if d.doc_id in wanted])
-            if len(texts) < len(wanted):
-                print(
-                    f"note: {len(wanted) - len(texts)} of {len(wanted)} files could not be re-read "
-                    "unchanged from the source folder; their excerpts are given as offsets",
-                    file=sys.stderr,
-                )
-        if args.xlsx is not None:
-            summary = export_workbook(
-                args.xlsx, session, signed_by=args.signed_by, run_id=run_id,
-                language=args.language, texts=texts,
-            )  # fmt: skip
-            print(
-                f"wrote {args.xlsx}: {summary.counts['candidates']} candidates, "
-                f"{summary.counts['decisions']} decisions, {summary.counts['arbitrations']} "
-                f"arbitrations; signed by {summary.signed_by} at {summary.signed_at}; "
-                f"digest {summary.digest}"
-            )
-        if args.csv is not None:
-            folder = Path(args.csv)
-            states = session.pair_states(run_id)
-            n = csv_export.export_candidates_csv(
-                folder / CSV_NAMES["candidates"], candidates, documents, states, texts
-            )
-            m = csv_export.export_reviews_csv(
-                folder / CSV_NAMES["reviews"], session.decisions(), session.arbitrations(),
-                documents,
-            )  # fmt: skip
-            k = csv_export.export_id_mapping_csv(
-                folder / CSV_NAMES["mapping"], session.id_mapping(), documents
-            )
-            print(f"wrote {n} candidates, {m} review records and {k} id mappings as CSV in {folder}")
+    try:
+        result = export_review(
+            args.outdir,
+            xlsx=args.xlsx,
+            csv_dir=args.csv,
+            signed_by=args.signed_by,
+            run_id=args.run,
+            language=args.language,
+            with_texts=not args.no_texts,
+        )
+    except ExportRefused as exc:
+        raise _Refused(str(exc)) from None
+    if result.unreadable:
+        print(
+            f"note: {len(result.unreadable)} files could not be re-read unchanged from the source folder; "
+            "their excerpts are given as offsets",
+            file=sys.stderr,
+        )
+    summary = result.workbook
+    if summary is not None:
+        print(
+            f"wrote {args.xlsx}: {summary.counts['candidates']} candidates, "
+            f"{summary.counts['decisions']} decisions, {summary.counts['arbitrations']} "
+            f"arbitrations; signed by {summary.signed_by} at {summary.signed_at}; "
+            f"digest {summary.digest}"
+        )
+    if result.csv_counts:
+        n, m, k = result.csv_counts.values()
+        print(f"wrote {n} candidates, {m} review records and {k} id mappings as CSV in {args.csv}")
     return EXIT_OK
 
 

@@ -11,7 +11,7 @@ import pytest
 from openpyxl import load_workbook
 
 from neardup_gui.cli import main
-from neardup_gui.cli_evaluate import PAIR_COLUMNS, THRESHOLD_COLUMNS
+from neardup_gui.tasks.evaluate import PAIR_COLUMNS, THRESHOLD_COLUMNS
 from neardup_gui.io.paths import resources_dir, sample_corpus_dir
 from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
 

@@ -1,7 +1,6 @@
-"""Use cases shared by the window and the command line.
+"""Screening a folder: read (read-only), screen, check the sources again, write the outputs.
 
-Each function reads through ``neardup_gui.io``, computes with ``neardup_gui.core`` and stores through
-``neardup_gui.io``. The GUI and the CLI call these and nothing below them. No Qt here.
+No Qt here.
 """
 
 from __future__ import annotations
