@@ -75,6 +75,8 @@ def _params_from_args(args: argparse.Namespace) -> ScreenParams:
         normalize=NormalizeOptions.preset(args.normalize),
         max_bytes=args.max_bytes,
         containment_threshold=args.containment,
+        docx_tables=not args.no_docx_tables,
+        docx_headers_footers=args.docx_headers_footers,
     )
     if args.threshold is not None:
         kwargs["threshold"] = args.threshold
@@ -115,7 +117,15 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
         "(default %(default)s)",
     )
     p.add_argument("--normalize", choices=NORMALIZE_PRESETS, default="alnum", help="normalization rules")
-    p.add_argument("--include", nargs="+", metavar="GLOB", help="file patterns to read (default *.txt *.md)")
+    p.add_argument(
+        "--include",
+        nargs="+",
+        metavar="GLOB",
+        help="file patterns to read (default *.txt *.md); *.docx, *.html/*.htm and *.pdf are read through "
+        "their text extractors",
+    )
+    p.add_argument("--docx-headers-footers", action="store_true", help=".docx: also read page headers and footers")
+    p.add_argument("--no-docx-tables", action="store_true", help=".docx: leave out the text of tables")
     p.add_argument("--exclude", nargs="+", metavar="GLOB", help="file patterns to skip")
     p.add_argument("--sidecar", type=Path, help="CSV with path and doc_id/source_id/version columns")
     p.add_argument("--max-bytes", type=int, default=d.max_bytes, help="larger files are listed as too_large")

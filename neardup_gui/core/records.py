@@ -178,6 +178,9 @@ class ScreenParams:
         bucket_cap: LSH buckets larger than this are paired as a star, not all pairs.
         ngram_min, ngram_max: Character n-gram range of the TF-IDF method.
         simhash_distance: Maximum Hamming distance of the SimHash method.
+        docx_tables: Read the text of tables in .docx files (row by row).
+        docx_headers_footers: Read page headers and footers of .docx files (off: they repeat the
+            same letterhead in every manuscript).
     """
 
     method: str = METHOD_MINHASH
@@ -197,6 +200,8 @@ class ScreenParams:
     ngram_min: int = 2
     ngram_max: int = 3
     simhash_distance: int = 3
+    docx_tables: bool = True
+    docx_headers_footers: bool = False
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:

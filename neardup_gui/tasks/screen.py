@@ -20,6 +20,7 @@ from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, check_integrity, scan_folder
+from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ def screen_folder(
         exclude=params.exclude,
         max_bytes=params.max_bytes,
         sidecar=Path(sidecar) if sidecar else None,
+        extract_options=ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers),
         progress=progress,
     )
     result = screen(corpus.documents, corpus.texts, params, progress)

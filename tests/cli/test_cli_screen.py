@@ -174,3 +174,24 @@ def test_skipped_files_are_summarised_on_the_command_line(
     assert main(["screen", str(seed_folder), "--out", str(tmp_path / "out"), *SEED_ARGS]) == 0
     printed = capsys.readouterr().out
     assert "1 empty" in printed and "1 binary" in printed
+
+
+def test_word_documents_are_screened_when_included(tmp_path: Path) -> None:
+    docx = pytest.importorskip("docx")
+    src = tmp_path / "manuscripts"
+    src.mkdir()
+    body = SEED_TEXTS["A"] * 3
+    for name, text in (("draft.docx", body), ("final.docx", body.replace("每周", "每天")), ("other.docx", SEED_TEXTS["E"] * 3)):
+        document = docx.Document()
+        for paragraph in text.split("。"):
+            document.add_paragraph(paragraph)
+        document.save(str(src / name))
+    (src / "note.txt").write_text(body, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["screen", str(src), "--out", str(out), "--include", "*.docx", "-q"]) == 0
+    manifest = {r["path"]: r for r in read_csv(out / "manifest.csv")}
+    assert manifest["draft.docx"]["status"] == "ok"
+    assert manifest["draft.docx"]["extractor"].startswith("docx python-docx")
+    assert manifest["note.txt"]["status"] == "excluded"
+    pairs = {(r["left"], r["right"]) for r in read_csv(out / "candidates.csv")}
+    assert pairs == {("draft.docx", "final.docx")}
