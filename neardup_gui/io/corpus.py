@@ -15,6 +15,11 @@ suffix has an extractor (.docx, .html/.htm, .pdf; see :mod:`neardup_gui.io.extra
 through it when the include patterns select them, in the same reading threads; the row keeps the
 original file's SHA-256 and names the extractor, and the extracted text is the document's text.
 
+Listing the folder (hidden entries, links, include/exclude patterns) is :mod:`neardup_gui.io.walk`;
+the optional sidecar CSV of ids is :mod:`neardup_gui.io.sidecar`. This module reads the files
+the walk selected and assembles the manifest; ``CorpusError``, ``make_doc_id`` and
+``SIDECAR_COLUMNS`` are re-exported from there.
+
 Files larger than ``max_bytes`` are stat'ed but neither read nor hashed (``sha256`` is ""): the
 limit exists to bound work, and a multi-gigabyte file named ``.txt`` must not stall a scan.
 
@@ -23,26 +28,19 @@ Must not import Qt.
 
 from __future__ import annotations
 
-import csv
-import fnmatch
 import hashlib
 import os
-import re
-import stat
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
     STATUS_BINARY,
     STATUS_EMPTY,
-    STATUS_EXCLUDED,
     STATUS_OK,
-    STATUS_SKIPPED_LINK,
     STATUS_TOO_LARGE,
     STATUS_UNDECODABLE,
     STATUS_UNREADABLE,
@@ -63,10 +61,19 @@ from neardup_gui.io.extract import (
     extractor_for,
     reextract,
 )
-from neardup_gui.io.paths import is_inside
+from neardup_gui.io.sidecar import SIDECAR_COLUMNS, apply_sidecar, check_unique_ids
+from neardup_gui.io.walk import (
+    CorpusError,
+    display_path,
+    fs_path,
+    make_doc_id,
+    stat_quiet,
+    walk_folder,
+)
 
 __all__ = [
     "DEFAULT_INCLUDE",
+    "SIDECAR_COLUMNS",
     "BinaryContentError",
     "CorpusError",
     "LoadedCorpus",
@@ -82,11 +89,6 @@ __all__ = [
 
 DEFAULT_INCLUDE: tuple[str, ...] = ("*.txt", "*.md")
 DEFAULT_VERSION = "v1"
-SIDECAR_COLUMNS = ("path", "doc_id", "source_id", "version")
-
-
-class CorpusError(Exception):
-    """The folder cannot be scanned as asked (missing folder, bad sidecar, duplicate doc_id)."""
 
 
 @dataclass(frozen=True)
@@ -113,162 +115,6 @@ class LoadedCorpus:
     def usable(self) -> tuple[Document, ...]:
         """The documents whose text was read (status ``ok``), in path order."""
         return tuple(d for d in self.documents if d.status == STATUS_OK)
-
-
-# ---------------------------------------------------------------------------
-# Identifiers and patterns
-
-
-def make_doc_id(relpath: str) -> str:
-    """Stable doc_id from a relative path: ``"d"`` + 16 hex digits of SHA-1 of the NFC path.
-
-    The letter prefix keeps spreadsheets from reading the id as a number or a formula.
-    """
-    norm = unicodedata.normalize("NFC", relpath.replace("\\", "/"))
-    return "d" + hashlib.sha1(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def _matching_pattern(name: str, relpath: str, patterns: Sequence[str]) -> str | None:
-    """First pattern matching the file name or the relative path (case-insensitive), or None."""
-    lname, lrel = name.lower(), relpath.lower()
-    for pat in patterns:
-        lpat = pat.lower().replace("\\", "/")
-        if fnmatch.fnmatchcase(lname, lpat) or fnmatch.fnmatchcase(lrel, lpat):
-            return pat
-    return None
-
-
-def _display_path(rel: str) -> tuple[str, bool]:
-    """A path that is valid Unicode: bytes of non-UTF-8 names shown as ``\\xNN``."""
-    try:
-        rel.encode("utf-8")
-        return rel, False
-    except UnicodeEncodeError:
-        raw = rel.encode("utf-8", "surrogateescape")
-        return raw.decode("utf-8", "backslashreplace"), True
-
-
-def _fs_path(root: Path, rel: str) -> Path:
-    """The file for a manifest path, undoing ``_display_path`` when the plain path is missing."""
-    plain = root / rel
-    if "\\x" not in rel or os.path.lexists(plain):
-        return plain
-    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), rel.encode("utf-8"))
-    return root / os.fsdecode(raw)
-
-
-# ---------------------------------------------------------------------------
-# Walking
-
-
-@dataclass
-class _Entry:
-    """One entry found by the walk: either a finished row or a file still to read."""
-
-    rel: str
-    source_id: str
-    fs_path: str = ""
-    is_dir: bool = False
-    status: str = ""
-    message: str = ""
-    size: int = 0
-    mtime: float = 0.0
-
-
-def _stat_quiet(path: str, follow: bool = True) -> tuple[int, float]:
-    try:
-        st = os.stat(path, follow_symlinks=follow)
-    except OSError:
-        return 0, 0.0
-    return st.st_size, st.st_mtime
-
-
-def _walk(
-    root: Path,
-    include: Sequence[str],
-    exclude: Sequence[str],
-    progress: Progress,
-) -> list[_Entry]:
-    """List every entry under ``root`` (depth first, names sorted); decide what is not read."""
-    root_str = str(root)
-    root_source = root.name or root_str
-    found: list[_Entry] = []
-    # (directory to list, its relative path, real paths of it and its ancestors)
-    stack: list[tuple[str, str, frozenset[str]]] = [(root_str, "", frozenset({root_str}))]
-    while stack:
-        progress.check()
-        dir_path, dir_rel, chain = stack.pop()
-        try:
-            with os.scandir(dir_path) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            found.append(_Entry(dir_rel, dir_rel.split("/")[0], dir_path, True, STATUS_UNREADABLE,
-                                f"folder could not be listed: {exc}"))
-            continue
-        subdirs: list[tuple[str, str, frozenset[str]]] = []
-        for entry in entries:
-            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
-            source_id = rel.split("/", 1)[0] if "/" in rel else root_source
-            row = _Entry(rel, source_id, entry.path)
-            found.append(row)
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError as exc:
-                row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
-                continue
-            target = entry.path
-            if entry.name.startswith("."):
-                row.is_dir = is_dir or (is_link and os.path.isdir(entry.path))
-                size, row.mtime = _stat_quiet(entry.path, follow=False)
-                row.size = 0 if row.is_dir or is_link else size
-                row.status = STATUS_EXCLUDED
-                row.message = "hidden folder, not searched" if row.is_dir else "hidden file"
-                continue
-            if is_link:
-                target = os.path.realpath(entry.path)
-                row.mtime = _stat_quiet(entry.path, follow=False)[1]  # size stays 0: not a file
-                if not is_inside(target, root):
-                    row.status = STATUS_SKIPPED_LINK
-                    row.message = f"symbolic link to {target}, outside the source folder; not followed"
-                    continue
-                if not os.path.exists(target):
-                    row.status, row.message = STATUS_SKIPPED_LINK, f"broken symbolic link (to {target})"
-                    continue
-                is_dir = os.path.isdir(target)
-                row.fs_path = target
-            if is_dir:
-                row.is_dir = True
-                real = os.path.realpath(target)
-                if real in chain:
-                    row.status, row.message = STATUS_SKIPPED_LINK, "symlink loop"
-                    continue
-                pat = _matching_pattern(entry.name, rel, exclude)
-                if pat is not None:
-                    row.status, row.message = STATUS_EXCLUDED, f"folder excluded by pattern {pat!r}"
-                    row.mtime = _stat_quiet(target)[1]
-                    continue
-                found.pop()  # a folder that is searched needs no row of its own
-                subdirs.append((target, rel, chain | {real}))
-                continue
-            try:
-                st = os.stat(target)
-            except OSError as exc:
-                row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
-                continue
-            row.size, row.mtime = st.st_size, st.st_mtime
-            if not stat.S_ISREG(st.st_mode):
-                row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
-                continue
-            pat = _matching_pattern(entry.name, rel, exclude)
-            if pat is not None:
-                row.status, row.message = STATUS_EXCLUDED, f"excluded by pattern {pat!r}"
-                continue
-            if _matching_pattern(entry.name, rel, include) is None:
-                row.status = STATUS_EXCLUDED
-                row.message = "not matched by the include patterns " + ", ".join(include)
-        stack.extend(reversed(subdirs))
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -335,7 +181,7 @@ def _read_file(path: str, name: str, how: _How) -> _ReadResult:
     try:
         fd = _open_read_only(path)
     except OSError as exc:
-        size, mtime = _stat_quiet(path)
+        size, mtime = stat_quiet(path)
         return _ReadResult(STATUS_UNREADABLE, f"could not be opened: {exc}", size, mtime)
     try:
         with os.fdopen(fd, "rb") as fh:
@@ -346,7 +192,7 @@ def _read_file(path: str, name: str, how: _How) -> _ReadResult:
                 return _ReadResult(STATUS_TOO_LARGE, message, size, mtime)
             data = fh.read(max_bytes + 1)
     except OSError as exc:
-        return _ReadResult(STATUS_UNREADABLE, f"could not be read: {exc}", *_stat_quiet(path))
+        return _ReadResult(STATUS_UNREADABLE, f"could not be read: {exc}", *stat_quiet(path))
     if len(data) > max_bytes:
         message = f"grew while being read; {_too_large(max_bytes)}"
         return _ReadResult(STATUS_TOO_LARGE, message, len(data), mtime)
@@ -430,81 +276,6 @@ def _read_all(
 
 
 # ---------------------------------------------------------------------------
-# Sidecar
-
-
-def _norm_rel(path: str) -> str:
-    rel = path.strip().replace("\\", "/")
-    while rel.startswith("./"):
-        rel = rel[2:]
-    return unicodedata.normalize("NFC", rel)
-
-
-def _read_sidecar(sidecar: Path) -> tuple[list[dict[str, str]], list[str]]:
-    """Rows and column names of a sidecar CSV (UTF-8, with or without BOM)."""
-    try:
-        with open(sidecar, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh)
-            columns = [c.strip() for c in (reader.fieldnames or [])]
-            rows = [
-                {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
-                for row in reader
-            ]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise CorpusError(f"sidecar CSV {sidecar} could not be read: {exc}") from exc
-    if "path" not in columns:
-        raise CorpusError(f"sidecar CSV {sidecar} has no 'path' column (columns: {columns})")
-    return rows, columns
-
-
-def _apply_sidecar(
-    documents: list[Document], sidecar: Path
-) -> tuple[list[Document], dict[str, dict[str, str]]]:
-    rows, columns = _read_sidecar(sidecar)
-    extra_cols = [c for c in columns if c not in SIDECAR_COLUMNS and c]
-    index = {_norm_rel(d.path): i for i, d in enumerate(documents)}
-    unknown: list[str] = []
-    seen: dict[int, str] = {}
-    updated = list(documents)
-    extra: dict[str, dict[str, str]] = {}
-    for row in rows:
-        key = _norm_rel(row.get("path", ""))
-        if not key:
-            continue
-        i = index.get(key)
-        if i is None:
-            unknown.append(row.get("path", ""))
-            continue
-        if i in seen:
-            raise CorpusError(f"sidecar CSV {sidecar} lists {key!r} twice")
-        seen[i] = key
-        doc = updated[i]
-        changes = {c: row[c] for c in ("doc_id", "source_id", "version") if row.get(c)}
-        if changes:
-            updated[i] = doc = replace(doc, **changes)
-        extra[doc.doc_id] = {c: row.get(c, "") for c in extra_cols}
-    if unknown:
-        shown = ", ".join(repr(p) for p in unknown[:20])
-        more = f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
-        raise CorpusError(
-            f"sidecar CSV {sidecar} names {len(unknown)} path(s) not found in the source folder: "
-            f"{shown}{more}"
-        )
-    return updated, extra
-
-
-def _check_unique_ids(documents: Sequence[Document]) -> None:
-    first: dict[str, str] = {}
-    for doc in documents:
-        other = first.setdefault(doc.doc_id, doc.path)
-        if other != doc.path:
-            raise CorpusError(
-                f"duplicate doc_id {doc.doc_id!r}: used by {other!r} and {doc.path!r}; "
-                "give them distinct doc_id values in the sidecar CSV"
-            )
-
-
-# ---------------------------------------------------------------------------
 # Public entry points
 
 
@@ -549,7 +320,7 @@ def scan_folder(
     if not given.is_dir():
         raise CorpusError(f"source is not a folder: {given}")
     root_path = given.resolve()
-    entries = _walk(root_path, tuple(include), tuple(exclude), progress)
+    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress)
     to_read = [e for e in entries if not e.status]
     how = _How(max_bytes, extract_options, progress.check)
     files = [(e.fs_path, e.rel.rsplit("/", 1)[-1]) for e in to_read]
@@ -559,7 +330,7 @@ def scan_folder(
     documents: list[Document] = []
     texts_by_rel: dict[str, str] = {}
     for e in entries:
-        path, renamed = _display_path(e.rel)
+        path, renamed = display_path(e.rel)
         note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
         r = by_rel.get(e.rel)
         if r is None:
@@ -571,7 +342,7 @@ def scan_folder(
             if r.text is not None:
                 texts_by_rel[path] = r.text
         message = "; ".join(m for m in (message, note) if m)
-        source_id = _display_path(e.source_id)[0]
+        source_id = display_path(e.source_id)[0]
         documents.append(
             Document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
                      sha, enc, chars, status, message, extractor)
@@ -579,8 +350,8 @@ def scan_folder(
     documents.sort(key=lambda d: d.path)
     extra: dict[str, dict[str, str]] = {}
     if sidecar is not None:
-        documents, extra = _apply_sidecar(documents, Path(sidecar))
-    _check_unique_ids(documents)
+        documents, extra = apply_sidecar(documents, Path(sidecar))
+    check_unique_ids(documents)
     texts = {d.doc_id: texts_by_rel[d.path] for d in documents if d.path in texts_by_rel}
     return LoadedCorpus(root_path, tuple(documents), texts, extra)
 
@@ -604,7 +375,7 @@ def check_integrity(root: Path | str, documents: Sequence[Document]) -> list[tup
     for doc in documents:
         if not doc.sha256:
             continue
-        path = _fs_path(root_path, doc.path)
+        path = fs_path(root_path, doc.path)
         try:
             st = os.stat(path)
         except FileNotFoundError:
@@ -652,7 +423,7 @@ def read_document_text(root: Path | str, doc: Document) -> str:
     plain = doc.extractor in ("", PLAIN_TEXT)
     if not doc.sha256 or (plain and not doc.encoding) or (not plain and not doc.chars):
         raise CorpusError(f"{doc.path} has no text to read (status {doc.status})")
-    with os.fdopen(_open_read_only(str(_fs_path(Path(root), doc.path))), "rb") as fh:
+    with os.fdopen(_open_read_only(str(fs_path(Path(root), doc.path))), "rb") as fh:
         data = fh.read()
     if hashlib.sha256(data).hexdigest() != doc.sha256:
         raise CorpusError(f"{doc.path} changed since it was scanned (SHA-256 differs)")

@@ -1,0 +1,241 @@
+"""Walk the source folder, read-only: list every entry and decide which files are to be read.
+
+The walk opens folders for listing and stats entries; it never opens a file. Each entry found
+becomes a :class:`WalkEntry`: either finished (a status such as ``excluded``, ``skipped_link`` or
+``unreadable`` with a message) or left without a status, meaning "read this file". Folders that
+are searched get no entry of their own.
+
+Also holds the naming rules shared by the reader: stable doc_ids from relative paths, and the
+display form of file names that are not valid UTF-8 (``\\xNN``) with its way back to the file.
+
+Must not import Qt.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from neardup_gui.core.progress import Progress
+from neardup_gui.core.records import (
+    STATUS_EXCLUDED,
+    STATUS_SKIPPED_LINK,
+    STATUS_UNREADABLE,
+)
+from neardup_gui.io.paths import is_inside
+
+__all__ = [
+    "CorpusError",
+    "WalkEntry",
+    "display_path",
+    "fs_path",
+    "make_doc_id",
+    "matching_pattern",
+    "stat_quiet",
+    "walk_folder",
+]
+
+
+class CorpusError(Exception):
+    """The folder cannot be scanned as asked (missing folder, bad sidecar, duplicate doc_id)."""
+
+
+def make_doc_id(relpath: str) -> str:
+    """Stable doc_id from a relative path: ``"d"`` + 16 hex digits of SHA-1 of the NFC path.
+
+    The letter prefix keeps spreadsheets from reading the id as a number or a formula.
+    """
+    norm = unicodedata.normalize("NFC", relpath.replace("\\", "/"))
+    return "d" + hashlib.sha1(norm.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def matching_pattern(name: str, relpath: str, patterns: Sequence[str]) -> str | None:
+    """First pattern matching the file name or the relative path (case-insensitive), or None."""
+    lname, lrel = name.lower(), relpath.lower()
+    for pat in patterns:
+        lpat = pat.lower().replace("\\", "/")
+        if fnmatch.fnmatchcase(lname, lpat) or fnmatch.fnmatchcase(lrel, lpat):
+            return pat
+    return None
+
+
+def display_path(rel: str) -> tuple[str, bool]:
+    """A path that is valid Unicode: bytes of non-UTF-8 names shown as ``\\xNN``.
+
+    Returns:
+        ``(path, renamed)``; ``renamed`` is True when bytes had to be shown as ``\\xNN``.
+    """
+    try:
+        rel.encode("utf-8")
+        return rel, False
+    except UnicodeEncodeError:
+        raw = rel.encode("utf-8", "surrogateescape")
+        return raw.decode("utf-8", "backslashreplace"), True
+
+
+def fs_path(root: Path, rel: str) -> Path:
+    """The file for a manifest path, undoing ``display_path`` when the plain path is missing."""
+    plain = root / rel
+    if "\\x" not in rel or os.path.lexists(plain):
+        return plain
+    raw = re.sub(rb"\\x([0-9a-f]{2})", lambda m: bytes([int(m.group(1), 16)]), rel.encode("utf-8"))
+    return root / os.fsdecode(raw)
+
+
+@dataclass
+class WalkEntry:
+    """One entry found by the walk: either a finished row (``status`` set) or a file to read.
+
+    Attributes:
+        rel: ``/``-separated path relative to the root (raw, may hold surrogate escapes).
+        source_id: The first folder level (or the root's name for top-level files).
+        fs_path: The path to open (a link's target inside the root, for links).
+        is_dir: The entry is a folder (one that is not searched: excluded, hidden, a loop).
+        status: Empty for "read this file"; otherwise the row's final status.
+        message: Why, for a finished row.
+        size: Bytes (0 for folders and links).
+        mtime: Modification time (POSIX seconds), 0.0 when unknown.
+    """
+
+    rel: str
+    source_id: str
+    fs_path: str = ""
+    is_dir: bool = False
+    status: str = ""
+    message: str = ""
+    size: int = 0
+    mtime: float = 0.0
+
+
+def stat_quiet(path: str, follow: bool = True) -> tuple[int, float]:
+    """``(size, mtime)`` of a path, or ``(0, 0.0)`` when it cannot be stat'ed."""
+    try:
+        st = os.stat(path, follow_symlinks=follow)
+    except OSError:
+        return 0, 0.0
+    return st.st_size, st.st_mtime
+
+
+def walk_folder(
+    root: Path,
+    include: Sequence[str],
+    exclude: Sequence[str],
+    progress: Progress,
+) -> list[WalkEntry]:
+    """List every entry under ``root`` (depth first, names sorted); decide what is not read.
+
+    Hidden entries (name starting with ``.``) are excluded; symbolic links are followed only to
+    targets inside ``root`` and never round a loop; folders matching ``exclude`` are not
+    descended into. The walk keeps its own stack, so nesting depth is not limited by Python's
+    recursion limit.
+
+    Args:
+        root: The resolved source folder.
+        include: Glob patterns a file must match to be read.
+        exclude: Glob patterns excluding files and folders.
+        progress: ``check()`` is called once per folder listed (may raise ``Cancelled``).
+
+    Returns:
+        The entries, in walk order; those without a status are the files to read.
+    """
+    root_str = str(root)
+    root_source = root.name or root_str
+    found: list[WalkEntry] = []
+    # (directory to list, its relative path, real paths of it and its ancestors)
+    stack: list[tuple[str, str, frozenset[str]]] = [(root_str, "", frozenset({root_str}))]
+    while stack:
+        progress.check()
+        dir_path, dir_rel, chain = stack.pop()
+        try:
+            with os.scandir(dir_path) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            found.append(WalkEntry(dir_rel, dir_rel.split("/")[0], dir_path, True, STATUS_UNREADABLE,
+                                   f"folder could not be listed: {exc}"))  # fmt: skip
+            continue
+        subdirs: list[tuple[str, str, frozenset[str]]] = []
+        for entry in entries:
+            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
+            source_id = rel.split("/", 1)[0] if "/" in rel else root_source
+            row = WalkEntry(rel, source_id, entry.path)
+            found.append(row)
+            subdir = _classify(row, entry, root, chain, include, exclude)
+            if subdir is not None:
+                found.pop()  # a folder that is searched needs no row of its own
+                subdirs.append(subdir)
+        stack.extend(reversed(subdirs))
+    return found
+
+
+def _classify(
+    row: WalkEntry,
+    entry: os.DirEntry[str],
+    root: Path,
+    chain: frozenset[str],
+    include: Sequence[str],
+    exclude: Sequence[str],
+) -> tuple[str, str, frozenset[str]] | None:
+    """Fill in ``row``'s status (or leave it empty: read the file); a folder to search is returned."""
+    rel = row.rel
+    try:
+        is_link = entry.is_symlink()
+        is_dir = entry.is_dir(follow_symlinks=False)
+    except OSError as exc:
+        row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
+        return None
+    target = entry.path
+    if entry.name.startswith("."):
+        row.is_dir = is_dir or (is_link and os.path.isdir(entry.path))
+        size, row.mtime = stat_quiet(entry.path, follow=False)
+        row.size = 0 if row.is_dir or is_link else size
+        row.status = STATUS_EXCLUDED
+        row.message = "hidden folder, not searched" if row.is_dir else "hidden file"
+        return None
+    if is_link:
+        target = os.path.realpath(entry.path)
+        row.mtime = stat_quiet(entry.path, follow=False)[1]  # size stays 0: not a file
+        if not is_inside(target, root):
+            row.status = STATUS_SKIPPED_LINK
+            row.message = f"symbolic link to {target}, outside the source folder; not followed"
+            return None
+        if not os.path.exists(target):
+            row.status, row.message = STATUS_SKIPPED_LINK, f"broken symbolic link (to {target})"
+            return None
+        is_dir = os.path.isdir(target)
+        row.fs_path = target
+    if is_dir:
+        row.is_dir = True
+        real = os.path.realpath(target)
+        if real in chain:
+            row.status, row.message = STATUS_SKIPPED_LINK, "symlink loop"
+            return None
+        pat = matching_pattern(entry.name, rel, exclude)
+        if pat is not None:
+            row.status, row.message = STATUS_EXCLUDED, f"folder excluded by pattern {pat!r}"
+            row.mtime = stat_quiet(target)[1]
+            return None
+        return (target, rel, chain | {real})
+    try:
+        st = os.stat(target)
+    except OSError as exc:
+        row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
+        return None
+    row.size, row.mtime = st.st_size, st.st_mtime
+    if not stat.S_ISREG(st.st_mode):
+        row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
+        return None
+    pat = matching_pattern(entry.name, rel, exclude)
+    if pat is not None:
+        row.status, row.message = STATUS_EXCLUDED, f"excluded by pattern {pat!r}"
+        return None
+    if matching_pattern(entry.name, rel, include) is None:
+        row.status = STATUS_EXCLUDED
+        row.message = "not matched by the include patterns " + ", ".join(include)
+    return None
