@@ -36,9 +36,9 @@ from neardup_gui.core.records import (
     Decision,
     Document,
 )
+from neardup_gui.core.review import PairState, effective_state, pair_histories
 from neardup_gui.io.cellsafe import csv_cell
 from neardup_gui.io.paths import atomic_write_bytes
-from neardup_gui.io.session import PairState, effective_state, pair_histories
 
 REVIEW_DECISION = {
     REVIEW_SUGGEST_MERGE: "merge",

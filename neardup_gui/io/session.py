@@ -17,6 +17,10 @@ Schema (``PRAGMA user_version`` = ``SCHEMA_VERSION``): ``meta``, ``runs`` (``Run
 JSON), ``documents`` and ``candidates`` per run (nested parts of a candidate as JSON),
 ``decisions``, ``arbitrations`` (with a UTC sort key), ``thresholds``, ``ui_state``.
 
+The review logic itself (effective status of a pair, UTC ordering of times, the id mapping,
+checks on a decision) is pure and lives in :mod:`neardup_gui.core.review`; its names are
+re-exported here for existing imports.
+
 Imports only the standard library and ``neardup_gui.core`` (never Qt).
 """
 
@@ -31,17 +35,12 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
-from datetime import datetime, timezone
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
 from neardup_gui import __version__
 from neardup_gui.core.records import (
-    REVIEW_PENDING,
-    REVIEW_PENDING_ARBITRATION,
-    REVIEW_STATUSES,
-    REVIEW_SUGGEST_MERGE,
     Arbitration,
     Candidate,
     Decision,
@@ -50,10 +49,37 @@ from neardup_gui.core.records import (
     RunRecord,
     Segment,
 )
+from neardup_gui.core.review import (
+    RETAINED_CHOICES,
+    PairState,
+    effective_state,
+    id_mapping,
+    now_iso,
+    pair_histories,
+    swap_sides,
+    utc_key,
+    validate_arbitration,
+    validate_decision,
+)
+
+__all__ = [
+    "RETAINED_CHOICES",
+    "SCHEMA_VERSION",
+    "SESSION_FILENAME",
+    "UI_SELECTED_PAIR",
+    "PairState",
+    "ReviewSession",
+    "SessionInUseError",
+    "SessionReadOnlyError",
+    "SessionVersionError",
+    "effective_state",
+    "now_iso",
+    "pair_histories",
+    "utc_key",
+]
 
 SESSION_FILENAME = "session.sqlite"
 SCHEMA_VERSION = 1
-RETAINED_CHOICES = ("", "left", "right", "both")
 UI_SELECTED_PAIR = "selected_pair"  # value: "left_doc_id\tright_doc_id"
 
 _SCHEMA = """
@@ -121,113 +147,6 @@ class SessionReadOnlyError(RuntimeError):
 
 class SessionVersionError(RuntimeError):
     """The file is a session of a newer version, or not a review session at all."""
-
-
-@dataclass(frozen=True)
-class PairState:
-    """Where the review of one pair stands.
-
-    Attributes:
-        left, right: doc_ids of the pair.
-        status: Effective status: ``pending`` without opinions; the agreed status when the
-            reviewers' latest opinions agree; ``pending_arbitration`` when they differ and no later
-            arbitration settled it; otherwise the latest arbitration's status.
-        decisions: Every decision on the pair, in time order.
-        arbitrations: Every arbitration on the pair, in time order.
-        stale: True when a decision was made on a file whose SHA-256 differs from the file in
-            the run the state was computed for.
-    """
-
-    left: str
-    right: str
-    status: str
-    decisions: tuple[Decision, ...] = ()
-    arbitrations: tuple[Arbitration, ...] = ()
-    stale: bool = False
-
-    @property
-    def arbitration_state(self) -> str:
-        """``arbitrated``, ``pending_arbitration`` or ``none``."""
-        if self.status == REVIEW_PENDING_ARBITRATION:
-            return "pending_arbitration"
-        return "arbitrated" if self.arbitrations else "none"
-
-
-def now_iso() -> str:
-    """Current local time, ISO 8601 with its UTC offset, to the second."""
-    return datetime.now().astimezone().isoformat(timespec="seconds")
-
-
-def utc_key(text: str) -> tuple[str, str]:
-    """(ISO time as stored, sortable UTC key) for a decision time; empty means now.
-
-    Naive times are taken as local time and get the local offset.
-
-    Raises:
-        ValueError: The text is not an ISO 8601 time.
-    """
-    text = text or now_iso()
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError as exc:
-        raise ValueError(f"time {text!r} is not ISO 8601 (e.g. 2024-05-01T09:30:00+08:00)") from exc
-    if moment.tzinfo is None:
-        moment = moment.astimezone()
-        text = moment.isoformat(timespec="seconds")
-    return text, moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
-
-
-def effective_state(
-    left: str,
-    right: str,
-    decisions: Sequence[Decision],
-    arbitrations: Sequence[Arbitration],
-    shas: dict[str, str] | None = None,
-) -> PairState:
-    """Work out a pair's effective status from its history.
-
-    Args:
-        left, right: The pair.
-        decisions, arbitrations: The pair's history, each in time order.
-        shas: doc_id -> current SHA-256, for the stale flag (None: never stale).
-
-    Returns:
-        The pair's state. Each reviewer's latest opinion counts (a reviewer may change their
-        mind; names compare without case); ``pending`` is "no opinion yet". Opinions given
-        before the latest arbitration are settled by it.
-    """
-    latest = {d.reviewer.strip().casefold(): d for d in decisions}
-    settled_at = utc_key(arbitrations[-1].time)[1] if arbitrations else ""
-    opinions = {
-        d.status
-        for d in latest.values()
-        if d.status != REVIEW_PENDING and utc_key(d.time)[1] > settled_at
-    }
-    if arbitrations:
-        opinions.add(arbitrations[-1].status)
-    status = REVIEW_PENDING
-    if len(opinions) == 1:
-        status = opinions.pop()
-    elif opinions:
-        status = REVIEW_PENDING_ARBITRATION
-    stale = shas is not None and any(
-        sha and shas.get(doc_id) and sha != shas[doc_id]
-        for d in decisions
-        for doc_id, sha in ((d.left, d.left_sha256), (d.right, d.right_sha256))
-    )
-    return PairState(left, right, status, tuple(decisions), tuple(arbitrations), stale)
-
-
-def pair_histories(
-    decisions: Iterable[Decision], arbitrations: Iterable[Arbitration]
-) -> dict[tuple[str, str], tuple[list[Decision], list[Arbitration]]]:
-    """Group time-ordered decisions and arbitrations by pair (left, right)."""
-    out: dict[tuple[str, str], tuple[list[Decision], list[Arbitration]]] = {}
-    for d in decisions:
-        out.setdefault((d.left, d.right), ([], []))[0].append(d)
-    for a in arbitrations:
-        out.setdefault((a.left, a.right), ([], []))[1].append(a)
-    return out
 
 
 def _lock(handle: Any, take: bool) -> bool:
@@ -531,21 +450,12 @@ class ReviewSession:
             ValueError: Unknown status, bad ``retained``, empty reviewer or a bad time.
             SessionReadOnlyError: The session is read-only.
         """
+        validate_decision(decision)
         d = decision
-        if d.status not in REVIEW_STATUSES:
-            raise ValueError(f"unknown status {d.status!r}; use one of {', '.join(REVIEW_STATUSES)}")
-        if d.retained not in RETAINED_CHOICES:
-            raise ValueError("retained must be 'left', 'right', 'both' or empty")
-        if not d.reviewer.strip():
-            raise ValueError("a decision needs a reviewer name")
-        if d.left == d.right:
-            raise ValueError("a pair needs two different documents")
         time_text, utc = utc_key(d.time)
         left, right, swapped = self._canonical_pair(d.left, d.right)
         if swapped:
-            d = replace(d, left=left, right=right, left_sha256=d.right_sha256,
-                        right_sha256=d.left_sha256,
-                        retained={"left": "right", "right": "left"}.get(d.retained, d.retained))  # fmt: skip
+            d = swap_sides(d)
         shas = self._shas(self.latest_run_id(), left, right)
         d = replace(d, time=time_text, reviewer=d.reviewer.strip(),
                     left_sha256=d.left_sha256 or shas.get(left, ""),
@@ -567,11 +477,7 @@ class ReviewSession:
         Raises:
             ValueError: Empty arbitrator, or a status that is not a conclusion.
         """
-        conclusions = tuple(s for s in REVIEW_STATUSES if s != REVIEW_PENDING_ARBITRATION)
-        if arb.status not in conclusions:
-            raise ValueError(f"an arbitration's status must be one of {', '.join(conclusions)}")
-        if not arb.arbitrator.strip():
-            raise ValueError("an arbitration needs the arbitrator's name")
+        validate_arbitration(arb)
         time_text, utc = utc_key(arb.time)
         left, right, _ = self._canonical_pair(arb.left, arb.right)
         a = replace(arb, left=left, right=right, arbitrator=arb.arbitrator.strip(), time=time_text)
@@ -633,21 +539,7 @@ class ReviewSession:
             ``old_doc_id`` the one mapped to it. When an arbitration settled the pair,
             ``decided_by`` names the arbitrator and ``time`` is the arbitration's.
         """
-        out = []
-        for (left, right), (decisions, arbs) in pair_histories(
-            self.decisions(), self.arbitrations()
-        ).items():
-            merges = [d for d in decisions
-                      if d.status == REVIEW_SUGGEST_MERGE and d.retained in ("left", "right")]  # fmt: skip
-            if not merges or effective_state(left, right, decisions, arbs).status != REVIEW_SUGGEST_MERGE:
-                continue
-            chosen = merges[-1]
-            kept, old = (left, right) if chosen.retained == "left" else (right, left)
-            by, when = chosen.reviewer, chosen.time
-            if arbs:
-                by, when = f"{arbs[-1].arbitrator} (arbitration)", arbs[-1].time
-            out.append((old, kept, by, when))
-        return out
+        return id_mapping(self.decisions(), self.arbitrations())
 
     # -- small state -----------------------------------------------------------------------------
     def set_ui_state(self, key: str, value: str) -> None:

@@ -53,6 +53,7 @@ from openpyxl.worksheet.filters import AutoFilter
 
 from neardup_gui import __version__
 from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, STATUS_OK
+from neardup_gui.core.review import PairState, now_iso
 from neardup_gui.io.cellsafe import CellStats, xlsx_value
 from neardup_gui.io.csv_export import (
     CANDIDATE_FIELDS,
@@ -63,7 +64,7 @@ from neardup_gui.io.csv_export import (
     review_records,
 )
 from neardup_gui.io.paths import atomic_write_bytes, ensure_outside_source
-from neardup_gui.io.session import PairState, ReviewSession, now_iso
+from neardup_gui.io.session import ReviewSession
 
 SIGNATURE_SHEET = "Signature"
 DATA_SHEETS = ("Manifest", "Candidates", "Reviews", "IdMapping", "Thresholds", "Run")

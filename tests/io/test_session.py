@@ -270,3 +270,22 @@ def test_a_session_from_a_newer_version_is_refused(tmp_path: Path) -> None:
         ReviewSession.open(path)
     with pytest.raises(SessionVersionError, match="newer"):  # not "in use": the failed open let go
         ReviewSession.open(path)
+
+
+def test_review_logic_loads_without_storage_or_qt() -> None:
+    """core.review (pair states, times, id mapping) is pure: no SQLite, no io package, no Qt."""
+    code = (
+        "import sys, neardup_gui.core.review; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('sqlite3', '_sqlite3', 'PySide6')"
+        " or m.startswith('neardup_gui.io')]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_session_keeps_exporting_the_review_names() -> None:
+    from neardup_gui.core import review
+    from neardup_gui.io import session
+
+    for name in ("PairState", "effective_state", "utc_key", "pair_histories", "now_iso", "RETAINED_CHOICES"):
+        assert getattr(session, name) is getattr(review, name)
