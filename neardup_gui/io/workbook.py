@@ -73,10 +73,14 @@ DIGEST_FIELD = "digest"
 SHEET_DIGEST_PREFIX = "sheet_digest:"
 MANIFEST_FIELDS = (
     "doc_id", "source_id", "version", "path", "size", "mtime", "sha256", "encoding", "chars",
-    "status", "message",
+    "status", "message", "extractor",
 )  # fmt: skip
 THRESHOLD_FIELDS = (
     "k", "threshold", "candidates", "tp", "fp", "fn", "precision", "recall", "candidate_recall",
+)  # fmt: skip
+# Further columns of ``neardup evaluate``, shown in this order when the stored rows have them.
+THRESHOLD_EXTRA_FIELDS = (
+    "split", "tn", "positives", "negatives", "lsh_misses", "bands", "rows", "label_source",
 )  # fmt: skip
 RUN_FIELDS = ("section", "key", "value")
 SIGNATURE_FIELDS = ("field", "value", "description")
@@ -112,6 +116,9 @@ _ZH = {
     "new_doc_id": "新ID(保留入口)", "new_path": "新路径", "decided_by": "决定人", "k": "k",
     "threshold": "阈值", "candidates": "候选数", "tp": "TP", "fp": "FP", "fn": "FN",
     "precision": "精确率", "recall": "召回率", "candidate_recall": "候选召回率",
+    "split": "数据划分", "tn": "TN", "positives": "正例数", "negatives": "负例数",
+    "lsh_misses": "LSH漏检数", "bands": "LSH分带数", "rows": "每带行数", "label_source": "标注来源",
+    "extractor": "提取方式",
     "section": "类别", "key": "参数", "value": "值", "field": "字段", "description": "说明",
 }  # fmt: skip
 
@@ -130,6 +137,9 @@ _TEXT = {
         "marker and the full text stays in session.sqlite.",
         "overall": "SHA-256 over this sheet with this value left empty",
         "rows": "{n} rows with values",
+        "compared_text": "Compared text: plain files as decoded with the encoding shown; "
+        ".docx/.html/.pdf files as extracted by the extractor shown (main text only for web "
+        "pages); SHA-256 is of the original file.",
     },
     "zh": {
         "no_thresholds": "本次运行没有评估人工标注对，因此没有阈值对照表。",
@@ -141,6 +151,8 @@ _TEXT = {
         "以截断标记结尾，全文保存在 session.sqlite。",
         "overall": "本表（此值留空）的SHA-256",
         "rows": "{n} 行有值",
+        "compared_text": "比较的文本：纯文本文件按所示编码解码；.docx/.html/.pdf 文件按所示提取方式提取"
+        "（网页只取正文）；SHA-256 针对原始文件计算。",
     },
 }  # fmt: skip
 
@@ -239,7 +251,7 @@ def _utc_iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="seconds")
 
 
-def _run_rows(run: Any) -> list[dict[str, Any]]:
+def _run_rows(run: Any, language: str = "en") -> list[dict[str, Any]]:
     rows = [
         ("run", "run_id", run.run_id), ("run", "source_folder", run.source),
         ("run", "started", run.started), ("run", "finished", run.finished),
@@ -247,6 +259,7 @@ def _run_rows(run: Any) -> list[dict[str, Any]]:
         ("run", "changed_files", "\n".join(run.changed_files)),
         ("run", "manifest_digest", run.manifest_digest), ("run", "lsh_bands", run.bands),
         ("run", "lsh_rows", run.rows), ("run", "normalization", run.normalization),
+        ("run", "compared_text", _TEXT[language]["compared_text"]),
         ("run", "notes", "\n".join(run.notes)),
     ]  # fmt: skip
 
@@ -275,9 +288,10 @@ def build_frames(
     """Every data sheet as a DataFrame (object columns, field names as column names)."""
     documents = session.documents(run_id)
     thresholds = session.thresholds(run_id)
-    threshold_fields = list(THRESHOLD_FIELDS) + sorted(
-        {key for row in thresholds for key in row} - set(THRESHOLD_FIELDS)
-    )
+    present = {key for row in thresholds for key in row}
+    extras = [f for f in THRESHOLD_EXTRA_FIELDS if f in present]
+    threshold_fields = [*THRESHOLD_FIELDS, *extras,
+                        *sorted(present - set(THRESHOLD_FIELDS) - set(extras))]  # fmt: skip
     if not thresholds:
         thresholds = [{"k": _TEXT[language]["no_thresholds"]}]
     manifest = [
@@ -299,7 +313,7 @@ def build_frames(
         ),
         "IdMapping": frame(mapping_records(session.id_mapping(), documents), MAPPING_FIELDS),
         "Thresholds": frame(thresholds, threshold_fields),
-        "Run": frame(_run_rows(session.run(run_id)), RUN_FIELDS),
+        "Run": frame(_run_rows(session.run(run_id), language), RUN_FIELDS),
     }
 
 

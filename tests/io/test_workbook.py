@@ -270,3 +270,52 @@ def test_export_needs_a_signer(session, tmp_path) -> None:
     with pytest.raises(ValueError, match="signed"):
         export_workbook(tmp_path / "x.xlsx", session, signed_by=" ")
     assert not (tmp_path / "x.xlsx").exists()
+
+
+def _run_with_extracted_page(session: ReviewSession, source: str) -> None:
+    from dataclasses import replace
+
+    page = replace(_doc("d-b"), path="web/page.html", extractor="html stdlib 3.11 +main")
+    run = RunRecord("run-2", source, ScreenParams(k=3).to_dict(), 25, 5, {}, "11" * 32, {"files": 2},
+                    "2024-05-02T09:00:00+08:00", "2024-05-02T09:00:02+08:00", "unchanged")  # fmt: skip
+    session.record_run(run, [_doc("d-a"), page], [_candidate("d-a", "d-b", 0.7)])
+
+
+def test_manifest_names_the_extractor_of_each_file(session, tmp_path) -> None:
+    _run_with_extracted_page(session, str(tmp_path / "source"))
+    target, _ = _export(session, tmp_path)
+    manifest = load_workbook(target)["Manifest"]
+    rows = {r["path"]: r for r in _records(manifest)}
+    assert rows["web/page.html"]["extractor"] == "html stdlib 3.11 +main"
+    assert rows["news/a.txt"]["extractor"] == "text"
+    target, _ = _export(session, tmp_path, language="zh")
+    assert "提取方式" in [c.value for c in load_workbook(target)["Manifest"][1]]
+    assert verify_workbook(target).ok
+
+
+def test_run_sheet_says_which_text_was_compared_in_either_language(session, tmp_path) -> None:
+    for language, words in (("en", ("Compared text:", "extractor shown", "SHA-256 is of the original file")),
+                            ("zh", ("比较的文本", "网页只取正文", "原始文件"))):  # fmt: skip
+        target, _ = _export(session, tmp_path, language=language)
+        run = {(r[0], r[1]): r[2] for r in load_workbook(target)["Run"].iter_rows(min_row=2, values_only=True)}
+        note = run[("run", "compared_text")]
+        assert all(w in note for w in words), note
+
+
+def test_threshold_extra_columns_keep_the_evaluate_order_and_get_chinese_headings(session, tmp_path) -> None:
+    row = {"k": 3, "threshold": 0.5, "candidates": 2, "tp": 1, "fp": 1, "fn": 0, "precision": 0.5,
+           "recall": 1.0, "candidate_recall": 1.0, "label_source": "labels file l.csv", "split": "all",
+           "tn": 4, "positives": 1, "negatives": 5, "lsh_misses": None, "bands": 25, "rows": 5}  # fmt: skip
+    session.set_thresholds([row])
+    target, _ = _export(session, tmp_path)
+    head = [c.value for c in load_workbook(target)["Thresholds"][1]]
+    assert head[9:] == ["split", "tn", "positives", "negatives", "lsh_misses", "bands", "rows", "label_source"]
+    target, _ = _export(session, tmp_path, language="zh")
+    head = [c.value for c in load_workbook(target)["Thresholds"][1]]
+    assert head[9:] == ["数据划分", "TN", "正例数", "负例数", "LSH漏检数", "LSH分带数", "每带行数", "标注来源"]
+    assert verify_workbook(target).ok
+
+
+def _records(ws) -> list[dict]:
+    rows = list(ws.iter_rows(values_only=True))
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
