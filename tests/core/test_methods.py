@@ -128,6 +128,21 @@ def test_tfidf_blocked_candidates_equal_the_dense_all_pairs_result() -> None:
             assert (scores >= threshold).all()
 
 
+def test_tfidf_candidates_among_chosen_documents_are_the_full_result_restricted_to_them() -> None:
+    texts = random_corpus(120, seed=12)
+    model = TfidfModel.fit(raw_cps(texts))
+    everything, all_scores = model.candidates(0.4)
+    rows = np.arange(0, len(texts), 3)
+    chosen = set(rows.tolist())
+    keep = np.array([i in chosen and j in chosen for i, j in everything.tolist()])
+    got, scores = model.candidates(0.4, rows=rows)
+    np.testing.assert_array_equal(got, everything[keep])
+    np.testing.assert_array_equal(scores, all_scores[keep])
+    assert got.shape[0] > 3
+    with pytest.raises(ValueError, match="ascending"):
+        model.candidates(0.4, rows=rows[::-1])
+
+
 def test_tfidf_cosine_of_a_text_with_itself_is_one_and_of_a_too_short_text_is_zero() -> None:
     model = TfidfModel.fit(raw_cps(["天气很好", "天气很好", "天"]))
     assert model.cosine(0, 0) == 1.0
@@ -300,3 +315,13 @@ def test_cancelling_stops_each_method_with_cancelled() -> None:
         simhash.candidates(simhash.fingerprints(cps, model=model), 3, progress=cancelled)
     with pytest.raises(Cancelled):
         all_pairs_jaccard([sh.shingle_set(c, 3) for c in cps], 0.5, progress=cancelled)
+
+
+def test_no_documents_or_texts_too_short_give_no_pairs_rather_than_errors() -> None:
+    for texts in ([], ["天"], ["天", "地"]):
+        cps = raw_cps(texts)
+        model = TfidfModel.fit(cps)
+        assert model.candidates(0.5)[0].shape == (0, 2)
+        assert simhash.fingerprints(cps, model=model).tolist() == [0] * len(texts)
+        assert all_pairs_jaccard([sh.shingle_set(c, 2) for c in cps], 0.5, containment_threshold=0.5)[0].shape == (0, 2)
+    assert simhash.candidates(np.zeros(0, dtype=np.uint64))[0].shape == (0, 2)

@@ -37,11 +37,13 @@ __all__ = [
     "threshold_join",
 ]
 
-# Seconds per unit of work on a 2-core machine of the kind the app targets (measured with
-# bench/bench_methods.py on the synthetic news corpus, k=5): a linear part per shingle and a
-# quadratic part per pair of documents and shingle (what the partial products cost).
-_SECONDS_PER_SHINGLE = 1.5e-7
-_SECONDS_PER_PAIR_SHINGLE = 4.0e-11
+# Seconds per unit of work on a 2-core machine of the kind the app targets, fitted on the synthetic
+# news corpus of bench/make_corpus.py (k=5, ~1,400 shingles a document: 0.14 s for 1,000 documents,
+# 3.5 s for 10,000, 15 s for 30,000) with ~50 % margin: a part per shingle (sorting, building the
+# matrix) and a part per document pair and shingle (the partial products and the bound grow with
+# the number of documents).
+_SECONDS_PER_SHINGLE = 3.0e-7
+_SECONDS_PER_PAIR_SHINGLE = 1.0e-11
 # Rows (documents) in the "common part alone" check times the documents they are compared with.
 _ALONE_LIMIT = 20_000_000
 # Target size of one block's product (entries), to bound memory.
@@ -97,21 +99,26 @@ def vocabulary(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ``order[sum(df[:v]) : sum(df[:v + 1])]``.
     """
     order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
     first = np.empty(keys.size, dtype=bool)
     if keys.size:
         first[0] = True
-        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+        # In slices, so the sorted copy of the keys never exists whole (8 bytes an entry).
+        step = 1 << 20
+        for lo in range(0, keys.size - 1, step):
+            hi = min(keys.size, lo + step + 1)
+            run = keys[order[lo:hi]]
+            np.not_equal(run[1:], run[:-1], out=first[lo + 1 : hi])
     starts = np.flatnonzero(first)
-    vocab = sorted_keys[starts]
+    del first
+    vocab = keys[order[starts]]
     df = np.diff(np.append(starts, keys.size))
     return order, vocab, df
 
 
 def docs_of_entries(indptr: np.ndarray) -> np.ndarray:
-    """Document index of every entry of a CSR-like layout with offsets ``indptr`` (int64)."""
+    """Document index of every entry of a CSR-like layout with offsets ``indptr`` (int32)."""
     sizes = np.diff(indptr)
-    return np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    return np.repeat(np.arange(sizes.size, dtype=np.int32), sizes)
 
 
 def row_sums(values: np.ndarray, indptr: np.ndarray) -> np.ndarray:
@@ -189,8 +196,9 @@ def threshold_join(
         d_common *= 2
     progress.check()
     rare_mask = ~common[matrix.indices]
-    rare_indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(row_sums(rare_mask.astype(np.float64), matrix.indptr).astype(np.int64), out=rare_indptr[1:])
+    kept_before = np.zeros(rare_mask.size + 1, dtype=np.int64)
+    np.cumsum(rare_mask, out=kept_before[1:])
+    rare_indptr = kept_before[matrix.indptr]
     rare = sp.csr_matrix(
         (matrix.data[rare_mask], matrix.indices[rare_mask], rare_indptr), shape=matrix.shape
     )
@@ -206,8 +214,9 @@ def threshold_join(
             found.append(np.stack([np.minimum(ai[ok], partners[ok]), np.maximum(ai[ok], partners[ok])], axis=1))
 
     # Pairs sharing at least one rare column, in row blocks.
+    # The first block assumes every pair shares something; later ones use the density seen.
     start = 0
-    rows = max(1, min(block, n))
+    rows = int(min(block, max(16, _BLOCK_ENTRIES // n)))
     while start < n - 1:
         progress.check()
         stop = min(n, start + rows)
@@ -243,7 +252,7 @@ def _binary_matrix(hash_arrays: Sequence[np.ndarray]) -> tuple[sp.csr_matrix, np
     order, _, df = vocabulary(keys)
     del keys
     shared = df >= 2
-    rows = docs_of_entries(indptr)[order][np.repeat(shared, df)]
+    rows = docs_of_entries(indptr)[order[np.repeat(shared, df)]]
     del order
     col_indptr = np.zeros(int(shared.sum()) + 1, dtype=np.int64)
     np.cumsum(df[shared], out=col_indptr[1:])
@@ -314,19 +323,19 @@ def all_pairs_jaccard(
     def row_stat(common: np.ndarray) -> np.ndarray:
         return row_sums(np.where(common[matrix.indices], data_ones, 0.0), matrix.indptr)
 
-    def passes(inter: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        si, sj = sizes[i], sizes[j]
-        ok = inter * (1.0 + t) >= t * (si + sj) - _EPS
-        if ct > 0:
-            ok |= inter >= ct * np.minimum(si, sj) - _EPS
-        return ok
-
     def may_pass(partial: np.ndarray, i: np.ndarray, j: np.ndarray, stat: np.ndarray) -> np.ndarray:
-        return passes(partial + np.minimum(stat[i], stat[j]), i, j)
+        # The same ratios as the final test, on an upper bound of the intersection, with slack.
+        si, sj = sizes[i], sizes[j]
+        smaller = np.maximum(np.minimum(si, sj), 1)
+        inter = np.minimum(partial + np.minimum(stat[i], stat[j]), smaller)
+        ok = inter / np.maximum(si + sj - inter, 1) >= t - _EPS
+        if ct > 0:
+            ok |= inter / smaller >= ct - _EPS
+        return ok
 
     def alone(stat: np.ndarray) -> np.ndarray:
         share = min(t, ct) if ct > 0 else t
-        return stat >= share * sizes - _EPS
+        return (stat >= share * sizes - _EPS) & (sizes > 0)
 
     pairs = threshold_join(matrix, df, row_stat, may_pass, alone, progress, common_df=common_df)
     if pairs.size == 0:
@@ -338,5 +347,5 @@ def all_pairs_jaccard(
     jaccard = inter / np.maximum(union, 1)
     keep = jaccard >= t
     if ct > 0:
-        keep |= inter / np.minimum(si, sj) >= ct
+        keep |= inter / np.maximum(np.minimum(si, sj), 1) >= ct
     return pairs[keep], jaccard[keep]

@@ -13,9 +13,11 @@ bits per character, so keys of different lengths never meet); longer n-grams get
 occurrences of 10,000 news articles are counted with two sorts instead of 25 million dict look-ups
 (sklearn needs ~90 s for them on a 2-core machine).
 
-Memory: an n-gram occurring in one document only can never be shared, so the model keeps the rows
-restricted to the n-grams found in two or more documents (with the norm of the full row): 12 bytes
-per kept entry, ~25 KB for a 1,400-character Chinese document.
+Memory: an n-gram occurring in one document only can never be shared, so the matrix keeps the rows
+restricted to the n-grams found in two or more documents (with the norm of the full row), 12 bytes
+per entry; the single-document n-grams are kept apart, compactly, for SimHash. For news-like
+Chinese text that is ~33 KB per 1,400-character document (330 MB for 10,000); ``fit`` needs about
+90 KB per document at its peak (the sort of all n-gram occurrences).
 
 Candidate pairs above a cosine threshold are found exactly without the N x N matrix (see
 ``bruteforce.threshold_join``): the products are computed in row blocks on the rarer n-grams only,
@@ -45,9 +47,11 @@ _MAX_PACKED = 3  # 3 x 21 = 63 bits
 _LONG_BASE = np.uint64(0x9E3779B97F4A7C15)
 _TOP_BIT = np.uint64(1 << 63)
 _BATCH = 256
+_NO_KEYS = np.zeros(0, dtype=np.uint64)
+_SQUARES_CHUNK = 1 << 22
 _THREADS = 2
 # Pairs are scored in chunks of this many, so the gathered rows stay a few tens of MB.
-_PAIR_CHUNK = 4096
+_PAIR_CHUNK = 1024
 # Slack for rounding in bounds (a bound may only let more pairs through).
 _EPS = 1e-9
 
@@ -113,31 +117,49 @@ def doc_ngrams(
     n_docs = len(cps_list)
     batches = [range(i, min(i + _BATCH, n_docs)) for i in range(0, n_docs, _BATCH)]
 
+    lengths_n = range(ngram_min, ngram_max + 1)
+
     def work(batch: range) -> list[tuple[np.ndarray, np.ndarray]]:
         progress.check()
+        docs = [cps_list[d] for d in batch]
+        bounds = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([c.size for c in docs], out=bounds[1:])
+        # Keys over the whole batch at once; windows crossing a document boundary are cut out below.
+        joined = np.concatenate(docs) if docs else np.zeros(0, dtype=np.uint32)
+        windows = [ngram_keys(joined, n) for n in lengths_n]
         out = []
-        for d in batch:
-            cps = cps_list[d]
-            parts = [ngram_keys(cps, n) for n in range(ngram_min, ngram_max + 1)]
-            out.append(_unique_counts(np.concatenate(parts)))
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            parts = [w[lo : hi - n + 1] for n, w in zip(lengths_n, windows) if hi - n + 1 > lo]
+            out.append(_unique_counts(np.concatenate(parts) if parts else _NO_KEYS))
         return out
 
-    per_doc: list[tuple[np.ndarray, np.ndarray]] = []
+    # Written straight into arrays sized for every window (distinct n-grams are fewer), so the
+    # per-document pieces and their concatenation never coexist.
+    lengths = np.fromiter((c.size for c in cps_list), dtype=np.int64, count=n_docs)
+    capacity = int(sum(np.maximum(lengths - n + 1, 0).sum() for n in lengths_n))
+    keys = np.empty(capacity, dtype=np.uint64)
+    counts = np.empty(capacity, dtype=np.int32)
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    d = 0
+
+    def store(got: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        nonlocal pos, d
+        for k, c in got:
+            keys[pos : pos + k.size] = k
+            counts[pos : pos + k.size] = c
+            pos += k.size
+            d += 1
+            indptr[d] = pos
+
     if len(batches) <= 1:
         for b in batches:
-            per_doc.extend(work(b))
+            store(work(b))
     else:
         with ThreadPoolExecutor(_THREADS) as pool:
             for got in pool.map(work, batches):
-                per_doc.extend(got)
-    sizes = np.fromiter((k.size for k, _ in per_doc), dtype=np.int64, count=n_docs)
-    indptr = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    if n_docs == 0:
-        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int32), indptr
-    keys = np.concatenate([k for k, _ in per_doc])
-    counts = np.concatenate([c for _, c in per_doc])
-    return keys, counts, indptr
+                store(got)
+    return keys[:pos], counts[:pos], indptr
 
 
 def smooth_idf(df: np.ndarray, n_docs: int) -> np.ndarray:
@@ -203,8 +225,13 @@ class TfidfModel:
         rows_all = docs_of_entries(indptr)[order]
         counts = counts[order]
         del order
-        weights = counts * np.repeat(smooth_idf(df_all, n_docs), df_all)
-        norms = np.sqrt(np.bincount(rows_all, weights=weights * weights, minlength=n_docs))
+        weights = np.repeat(smooth_idf(df_all, n_docs), df_all)
+        weights *= counts
+        norms = np.zeros(n_docs, dtype=np.float64)
+        for lo in range(0, weights.size, _SQUARES_CHUNK):  # no second full-size temporary
+            w = weights[lo : lo + _SQUARES_CHUNK]
+            norms += np.bincount(rows_all[lo : lo + _SQUARES_CHUNK], weights=w * w, minlength=n_docs)
+        np.sqrt(norms, out=norms)
         progress.check()
         # n-grams of one document only: never shared, kept compactly for SimHash profiles.
         single = df_all == 1
@@ -234,18 +261,7 @@ class TfidfModel:
             single_keys, single_counts, single_indptr,
         )
 
-    # -- lookups ----------------------------------------------------------------------------
-    def idf(self, keys: np.ndarray) -> np.ndarray:
-        """Smoothed idf of n-gram keys taken from the fitted documents (absent keys count df = 1)."""
-        keys = np.asarray(keys, dtype=np.uint64)
-        df = np.ones(keys.size, dtype=np.int64)
-        if self.vocab.size and keys.size:
-            pos = np.searchsorted(self.vocab, keys)
-            pos[pos >= self.vocab.size] = 0
-            hit = self.vocab[pos] == keys
-            df[hit] = self.df[pos[hit]]
-        return smooth_idf(df, self.n_docs)
-
+    # -- scores ------------------------------------------------------------------------------
     def profiles(self, start: int, stop: int, weights: str = "tfidf") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every n-gram of documents ``start..stop-1`` with its weight (for SimHash).
 
@@ -312,6 +328,7 @@ class TfidfModel:
         progress: Progress = NULL_PROGRESS,
         block: int = 2048,
         *,
+        rows: np.ndarray | None = None,
         common_df: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Every pair of documents whose cosine reaches ``threshold``, exactly.
@@ -325,6 +342,8 @@ class TfidfModel:
             threshold: Cosine in (0, 1].
             progress: Reports stage ``candidates``; ``check()`` between blocks.
             block: Rows per block at most (smaller uses less memory).
+            rows: Only pairs among these documents (ascending indexes), e.g. one representative
+                per group of identical texts; default all.
             common_df: Tuning only (see ``bruteforce.threshold_join``); the result does not depend
                 on it.
 
@@ -335,6 +354,14 @@ class TfidfModel:
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"cosine threshold must be in (0, 1], got {threshold}")
         m = self.matrix
+        if rows is not None:
+            rows = np.asarray(rows, dtype=np.int64)
+            if rows.size > 1 and not (rows[1:] > rows[:-1]).all():
+                raise ValueError("rows must be strictly ascending document indexes")
+            m = m[rows]
+            df = np.bincount(m.indices, minlength=m.shape[1])
+        else:
+            df = self.df
         sq = m.data * m.data
         t = float(threshold)
 
@@ -348,7 +375,9 @@ class TfidfModel:
             top = float(c.max()) if c.size else 0.0
             return c * top >= t - _EPS
 
-        pairs = threshold_join(m, self.df, common_norm, may_pass, alone, progress, block, common_df)
+        pairs = threshold_join(m, df, common_norm, may_pass, alone, progress, block, common_df)
+        if rows is not None:
+            pairs = rows[pairs]
         scores = self.cosines(pairs)
         keep = scores >= threshold
         return pairs[keep], scores[keep]
