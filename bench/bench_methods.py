@@ -38,17 +38,27 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent))
 sys.path.insert(0, str(BENCH_DIR))
 
-from make_corpus import DEFAULT_CORPORA, KINDS, default_truth_path, generate, write_truth  # noqa: E402
+from make_corpus import (
+    DEFAULT_CORPORA,
+    KINDS,
+    default_truth_path,
+    generate,
+    write_truth,
+)
 
-from neardup_gui.core import shingles as sh  # noqa: E402
-from neardup_gui.core.methods import exact, simhash  # noqa: E402
-from neardup_gui.core.methods.bruteforce import TooLarge, all_pairs_jaccard, estimated_seconds  # noqa: E402
-from neardup_gui.core.methods.minhash_lsh import lsh_pairs, signatures  # noqa: E402
-from neardup_gui.core.methods.tfidf import TfidfModel  # noqa: E402
-from neardup_gui.core.normalize import normalize_batch  # noqa: E402
-from neardup_gui.core.pipeline import banding, prepare, propose  # noqa: E402
-from neardup_gui.core.records import ScreenParams  # noqa: E402
-from neardup_gui.io.corpus import scan_folder  # noqa: E402
+from neardup_gui.core import shingles as sh
+from neardup_gui.core.methods import exact, simhash
+from neardup_gui.core.methods.bruteforce import (
+    TooLarge,
+    all_pairs_jaccard,
+    estimated_seconds,
+)
+from neardup_gui.core.methods.minhash_lsh import lsh_pairs, signatures
+from neardup_gui.core.methods.tfidf import TfidfModel
+from neardup_gui.core.normalize import normalize_batch
+from neardup_gui.core.pipeline import banding, prepare, propose
+from neardup_gui.core.records import ScreenParams
+from neardup_gui.io.corpus import scan_folder
 
 
 def corpus(docs: int, seed: int, root: Path) -> tuple[Path, list[tuple[str, str, str]]]:

@@ -9,7 +9,12 @@ import pytest
 
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.methods import exact, simhash
-from neardup_gui.core.methods.bruteforce import TooLarge, all_pairs_jaccard, estimated_seconds, format_duration
+from neardup_gui.core.methods.bruteforce import (
+    TooLarge,
+    all_pairs_jaccard,
+    estimated_seconds,
+    format_duration,
+)
 from neardup_gui.core.methods.tfidf import TfidfModel, ngram_keys
 from neardup_gui.core.normalize import codepoints, normalize_batch
 from neardup_gui.core.pipeline import pair_scores, prepare, propose

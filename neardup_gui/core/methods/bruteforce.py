@@ -28,13 +28,13 @@ from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
 __all__ = [
     "TooLarge",
+    "all_pairs_jaccard",
+    "docs_of_entries",
     "estimated_seconds",
     "format_duration",
-    "all_pairs_jaccard",
-    "vocabulary",
-    "docs_of_entries",
     "row_sums",
     "threshold_join",
+    "vocabulary",
 ]
 
 # Seconds per unit of work on a 2-core machine of the kind the app targets, fitted on the synthetic

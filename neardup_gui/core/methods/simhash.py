@@ -15,6 +15,7 @@ Imports numpy and scipy.sparse only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Literal
 
 import numpy as np
@@ -24,7 +25,7 @@ from neardup_gui.core.methods.tfidf import TfidfModel, doc_ngrams
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.shingles import fmix64
 
-__all__ = ["fingerprints", "hamming", "candidates", "blocks"]
+__all__ = ["blocks", "candidates", "fingerprints", "hamming"]
 
 # Salt so the bits of a feature's SimHash hash do not repeat the bits of its n-gram key.
 _SALT = np.uint64(0x5BD1E9955BD1E995)
@@ -122,7 +123,7 @@ def blocks(max_distance: int) -> list[tuple[int, int]]:
     """The (shift, width) of the ``max_distance + 1`` bit blocks (at most 64) the index splits into."""
     parts = min(64, max_distance + 1)
     bounds = np.linspace(0, 64, parts + 1).round().astype(int)
-    return [(int(lo), int(hi - lo)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return [(int(lo), int(hi - lo)) for lo, hi in pairwise(bounds.tolist())]
 
 
 def candidates(

@@ -36,11 +36,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from neardup_gui.core.methods.bruteforce import docs_of_entries, row_sums, threshold_join, vocabulary
+from neardup_gui.core.methods.bruteforce import (
+    docs_of_entries,
+    row_sums,
+    threshold_join,
+    vocabulary,
+)
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.shingles import fmix64
 
-__all__ = ["TfidfModel", "ngram_keys", "doc_ngrams", "smooth_idf"]
+__all__ = ["TfidfModel", "doc_ngrams", "ngram_keys", "smooth_idf"]
 
 _PACK_BITS = 21  # every code point + 1 fits (max 0x110000 < 2**21)
 _MAX_PACKED = 3  # 3 x 21 = 63 bits
