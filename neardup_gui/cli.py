@@ -77,6 +77,7 @@ def _params_from_args(args: argparse.Namespace) -> ScreenParams:
         containment_threshold=args.containment,
         docx_tables=not args.no_docx_tables,
         docx_headers_footers=args.docx_headers_footers,
+        all_scores=args.all_scores,
     )
     if args.threshold is not None:
         kwargs["threshold"] = args.threshold
@@ -131,6 +132,13 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-bytes", type=int, default=d.max_bytes, help="larger files are listed as too_large")
     p.add_argument("--ngram", help="TF-IDF character n-gram range, e.g. 2,3")
     p.add_argument("--simhash-distance", type=int, help="SimHash Hamming distance threshold")
+    p.add_argument(
+        "--all-scores",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="also compute TF-IDF cosine and SimHash distance for every pair (auto: for folders up to a few "
+        "million characters)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_screen)
 

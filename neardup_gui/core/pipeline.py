@@ -27,9 +27,10 @@ import numpy as np
 from neardup_gui.core import flags as flagmod
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.diffspans import PairDiff, pair_diff
-from neardup_gui.core.methods import exact
+from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
+from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.normalize import Normalized, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
@@ -37,7 +38,10 @@ from neardup_gui.core.records import (
     FLAG_EXACT_NORMALIZED,
     METHOD_CONTAINMENT,
     METHOD_EXACT,
+    METHOD_JACCARD,
     METHOD_MINHASH,
+    METHOD_SIMHASH,
+    METHOD_TFIDF,
     STATUS_NO_SHINGLES,
     STATUS_OK,
     Candidate,
@@ -50,6 +54,9 @@ log = logging.getLogger(__name__)
 __all__ = ["Prepared", "ScreenResult", "prepare", "propose", "verify_pairs", "screen", "banding"]
 
 SHARED_SAMPLE_SIZE = 20
+# Below this many characters in total, every pair also gets its TF-IDF cosine and SimHash distance
+# (fitting TF-IDF costs more than the whole MinHash screen on large folders: ~9 s at 15 M characters).
+ALL_SCORES_AUTO_CHARS = 3_000_000
 _PREPARE_BATCH = 256
 _THREADS = 2
 
@@ -64,6 +71,7 @@ class Prepared:
         digests: Digest of the normalized text per index.
         no_shingles: doc_ids whose normalized text is shorter than k (not compared).
         normalized_chars: Length of each normalized text.
+        cps: Normalized code points per index, kept only when asked (TF-IDF and SimHash need them).
     """
 
     doc_ids: list[str]
@@ -71,6 +79,7 @@ class Prepared:
     digests: list[bytes]
     no_shingles: list[str]
     normalized_chars: list[int]
+    cps: list[np.ndarray] | None = None
     _index: dict[str, int] = field(default_factory=dict)
 
     def index(self, doc_id: str) -> int:
@@ -114,6 +123,8 @@ def prepare(
     texts: Mapping[str, str],
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
+    *,
+    keep_cps: bool = False,
 ) -> Prepared:
     """Normalize and shingle the given documents (in batches, on two threads).
 
@@ -122,6 +133,7 @@ def prepare(
         texts: doc_id -> raw text.
         params: k and normalization rules are used.
         progress: Reports stage ``normalize``.
+        keep_cps: Keep the normalized code points (4 bytes a character) in ``Prepared.cps``.
     """
     total = len(doc_ids)
     batches = [list(doc_ids[i : i + _PREPARE_BATCH]) for i in range(0, total, _PREPARE_BATCH)]
@@ -131,7 +143,7 @@ def prepare(
         cps_list = normalize_batch([texts[d] for d in batch], params.normalize)
         return cps_list, sh.shingle_sets(cps_list, params.k)
 
-    out = Prepared([], [], [], [], [])
+    out = Prepared([], [], [], [], [], [] if keep_cps else None)
     done = 0
     with ThreadPoolExecutor(_THREADS) as pool:
         for batch, (cps_list, hash_list) in zip(batches, pool.map(work, batches)):
@@ -143,6 +155,8 @@ def prepare(
                     out.hashes.append(hashes)
                     out.digests.append(exact.normalized_digest(cps))
                     out.normalized_chars.append(int(cps.size))
+                    if out.cps is not None:
+                        out.cps.append(cps)
             done += len(batch)
             progress.report("normalize", done, total)
     return out
@@ -158,6 +172,8 @@ class Proposals:
     rep_of_index: list[int]
     capped_buckets: int = 0
     boilerplate_samples: int = 0
+    tfidf: TfidfModel | None = None
+    fingerprints: np.ndarray | None = None
 
     def all_pairs(self) -> list[tuple[int, int]]:
         pairs: set[tuple[int, int]] = set()
@@ -169,8 +185,24 @@ class Proposals:
         return tuple(m for m, s in self.by_method.items() if pair in s)
 
 
+def _fit_models(prepared: Prepared, params: ScreenParams, progress: Progress) -> tuple[TfidfModel, np.ndarray]:
+    if prepared.cps is None:
+        raise ValueError("TF-IDF and SimHash need prepare(..., keep_cps=True)")
+    model = TfidfModel.fit(prepared.cps, params.ngram_min, params.ngram_max, progress)
+    progress.check()
+    fps = simhash.fingerprints(prepared.cps, params.ngram_min, params.ngram_max, model=model, progress=progress)
+    return model, fps
+
+
 def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_PROGRESS) -> Proposals:
-    """Exact groups, MinHash LSH pairs and containment pairs over prepared documents."""
+    """Pairs proposed by the exact pass and by the chosen method, over prepared documents.
+
+    Every method starts from the exact groups (identical normalized texts; one representative
+    each goes further). ``minhash`` adds banded LSH and the containment index; ``jaccard``
+    compares every pair exactly; ``tfidf`` and ``simhash`` use their own indexes (and need
+    ``Prepared.cps``); ``exact`` stops after the groups. MinHash signatures are always computed
+    (cheap), so every pair gets its MinHash estimate.
+    """
     n = len(prepared)
     groups = exact.group_by_digest(prepared.digests)
     group_of = [0] * n
@@ -179,30 +211,54 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
         reps.append(members[0])
         for m in members:
             group_of[m] = g
-    by_method: dict[str, set[tuple[int, int]]] = {METHOD_EXACT: set(), METHOD_MINHASH: set()}
+    by_method: dict[str, set[tuple[int, int]]] = {METHOD_EXACT: set()}
     for members in groups:
         by_method[METHOD_EXACT].update(exact.pairs_within(members))
 
-    bands, rows = banding(params)
     rep_hashes = [prepared.hashes[r] for r in reps]
     sigs = signatures([sh.minhash_values(h) for h in rep_hashes], params.num_perm, params.seed, progress)
-    rep_pairs, capped = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress)
+    proposals = Proposals(by_method, group_of, sigs, list(group_of))
 
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:
         return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups[gi], groups[gj])]
 
-    for gi, gj in rep_pairs.tolist():
-        by_method[METHOD_MINHASH].update(expand(gi, gj))
-    ignored = 0
-    if params.containment_threshold > 0:
-        by_method[METHOD_CONTAINMENT] = set()
-        cpairs, ignored = containment_pairs(
-            rep_hashes, params.containment_threshold, params.containment_sample, params.bucket_cap, progress
+    method = params.method
+    if method == METHOD_MINHASH:
+        bands, rows = banding(params)
+        rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress)
+        found = by_method[METHOD_MINHASH] = set()
+        for gi, gj in rep_pairs.tolist():
+            found.update(expand(gi, gj))
+        if params.containment_threshold > 0:
+            cpairs, proposals.boilerplate_samples = containment_pairs(
+                rep_hashes, params.containment_threshold, params.containment_sample, params.bucket_cap, progress
+            )
+            found = by_method[METHOD_CONTAINMENT] = set()
+            for gi, gj in cpairs.tolist():
+                found.update(expand(gi, gj))
+    elif method == METHOD_JACCARD:
+        rep_pairs, _ = bruteforce.all_pairs_jaccard(
+            rep_hashes, params.threshold, containment_threshold=params.containment_threshold, progress=progress
         )
-        for gi, gj in cpairs.tolist():
-            by_method[METHOD_CONTAINMENT].update(expand(gi, gj))
-    rep_of_index = [group_of[i] for i in range(n)]
-    return Proposals(by_method, group_of, sigs, rep_of_index, capped, ignored)
+        found = by_method[METHOD_JACCARD] = set()
+        for gi, gj in rep_pairs.tolist():
+            found.update(expand(gi, gj))
+    elif method in (METHOD_TFIDF, METHOD_SIMHASH):
+        # Fitted on every document (the IDF counts copies, as scikit-learn does); searched over one
+        # representative per group of identical texts, so a thousand copies add no quadratic pairs.
+        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress)
+        rep_index = np.asarray(reps, dtype=np.int64)
+        if method == METHOD_TFIDF:
+            pairs, _ = proposals.tfidf.candidates(params.threshold, progress, rows=rep_index)
+            pairs = [(group_of[i], group_of[j]) for i, j in pairs.tolist()]
+        else:
+            pairs, _ = simhash.candidates(proposals.fingerprints[rep_index], params.simhash_distance, progress)
+            pairs = pairs.tolist()
+        found = by_method[method] = set()
+        for gi, gj in pairs:
+            found.update(expand(gi, gj))
+    progress.check()
+    return proposals
 
 
 def _intersection_size(a: np.ndarray, b: np.ndarray) -> int:
@@ -288,7 +344,20 @@ def verify_pairs(
             scores = pair_scores(prepared.hashes[i], prepared.hashes[j])
         jac = scores.jaccard
         cmax = max(scores.containment_left, scores.containment_right)
-        if not (same_group or jac >= params.threshold or (ct > 0 and cmax >= ct)):
+        a, b = min(i, j), max(i, j)
+        cosine = proposals.tfidf.cosine(a, b) if proposals.tfidf is not None else None
+        distance = None
+        if proposals.fingerprints is not None:
+            distance = int(simhash.hamming(proposals.fingerprints[a : a + 1], proposals.fingerprints[b : b + 1])[0])
+        if params.method == METHOD_TFIDF:
+            passed, score = cosine is not None and cosine >= params.threshold, cosine
+        elif params.method == METHOD_SIMHASH:
+            passed, score = distance is not None and distance <= params.simhash_distance, distance
+        elif params.method == METHOD_EXACT:
+            passed, score = False, jac
+        else:
+            passed, score = jac >= params.threshold or (ct > 0 and cmax >= ct), jac
+        if not (same_group or passed):
             rejected += 1
             continue
         gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
@@ -317,7 +386,9 @@ def verify_pairs(
                 shingles_left=scores.size_left,
                 shingles_right=scores.size_right,
                 length_ratio=length_ratio,
-                score=jac,
+                score=float(score if score is not None else jac),
+                tfidf_cosine=cosine,
+                simhash_distance=distance,
                 flags=tuple(flags),
                 shared_sample=tuple(sample),
                 segments=diff.segments,
@@ -353,9 +424,11 @@ def screen(
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
     """
-    by_id = {d.doc_id: d for d in documents}
     usable = [d.doc_id for d in documents if d.status == STATUS_OK]
-    prepared = prepare(usable, texts, params, progress)
+    own_models = params.method in (METHOD_TFIDF, METHOD_SIMHASH)
+    raw_chars = sum(len(texts[d]) for d in usable)
+    extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
+    prepared = prepare(usable, texts, params, progress, keep_cps=own_models or extra_scores)
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(
         replace(
@@ -375,6 +448,15 @@ def screen(
         notes.append("fewer than two usable documents: nothing to compare")
         return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes))
     proposals = propose(prepared, params, progress)
+    if proposals.tfidf is None and extra_scores:
+        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress)
+    elif proposals.tfidf is None:
+        notes.append(
+            f"TF-IDF cosine and SimHash distance were not computed for every pair ({raw_chars:,} characters is "
+            f"above the automatic limit of {ALL_SCORES_AUTO_CHARS:,}); choose the tfidf or simhash method, or "
+            "all scores 'always', to get them"
+        )
+    prepared.cps = None  # no longer needed; free the memory before verification
     for method, pairs in proposals.by_method.items():
         counts[f"proposed_{method}"] = len(pairs)
     counts["capped_buckets"] = proposals.capped_buckets

@@ -166,7 +166,9 @@ class ScreenParams:
         k: Shingle length in characters (1..32).
         num_perm: MinHash permutations.
         seed: Seed of the MinHash permutations (datasketch-compatible).
-        threshold: Jaccard threshold in [0, 1] a verified pair must reach (not a percent).
+        threshold: The score a verified pair must reach, in (0, 1] (a share, not a percent): exact
+            Jaccard for the ``minhash`` and ``jaccard`` methods, TF-IDF cosine for ``tfidf``. It also
+            sets the LSH banding when bands and rows are not given.
         bands, rows: Explicit LSH banding; when None, datasketch's optimal choice for threshold.
         containment_threshold: Containment |A∩B|/|A| in [0, 1] that also makes a pair a candidate;
             0 disables the containment index.
@@ -181,6 +183,8 @@ class ScreenParams:
         docx_tables: Read the text of tables in .docx files (row by row).
         docx_headers_footers: Read page headers and footers of .docx files (off: they repeat the
             same letterhead in every manuscript).
+        all_scores: Compute TF-IDF cosine and SimHash distance for every pair whatever the method:
+            ``auto`` (for folders up to a few million characters), ``always`` or ``never``.
     """
 
     method: str = METHOD_MINHASH
@@ -202,6 +206,7 @@ class ScreenParams:
     simhash_distance: int = 3
     docx_tables: bool = True
     docx_headers_footers: bool = False
+    all_scores: str = "auto"
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -227,6 +232,8 @@ class ScreenParams:
             raise ValueError("containment_sample must be at least 1")
         if self.ngram_min < 1 or self.ngram_max < self.ngram_min:
             raise ValueError("n-gram range must satisfy 1 <= min <= max")
+        if self.all_scores not in ("auto", "always", "never"):
+            raise ValueError("all_scores is one of auto, always, never")
         if not 0 <= self.simhash_distance <= 64:
             raise ValueError("simhash_distance must be between 0 and 64 bits")
 

@@ -195,3 +195,63 @@ def test_word_documents_are_screened_when_included(tmp_path: Path) -> None:
     assert manifest["note.txt"]["status"] == "excluded"
     pairs = {(r["left"], r["right"]) for r in read_csv(out / "candidates.csv")}
     assert pairs == {("draft.docx", "final.docx")}
+
+
+TFIDF_SEED = {
+    "a": "报销单提交后需要直属主管审批，批准后才能付款。",
+    "b": "报销单提交后，需要直属主管审批，批准后才可以付款。",
+    "c": "报销单提交后不需要直属主管审批，批准后才能付款。",
+    "d": "视频配音先上传音频，再选择音色并试听效果。",
+    "e": "报销单提交后需要直属主管审批，批准后才能付款。",
+}
+
+
+def test_tfidf_method_reproduces_the_seed_table(tmp_path: Path) -> None:
+    src = tmp_path / "rules"
+    src.mkdir()
+    for name, text in TFIDF_SEED.items():
+        (src / f"{name}.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    args = ["screen", str(src), "--out", str(out), "--method", "tfidf", "--threshold", "0.5",
+            "--normalize", "whitespace", "--ngram", "2,3", "--k", "2", "-q"]  # fmt: skip
+    assert main(args) == 0
+    rows = read_csv(out / "candidates.csv")
+    got = {(r["left"][0], r["right"][0]): round(float(r["score"]), 4) for r in rows}
+    assert got == {("a", "b"): 0.5907, ("a", "c"): 0.7967, ("a", "e"): 1.0, ("b", "c"): 0.5394,
+                   ("b", "e"): 0.5907, ("c", "e"): 0.7967}  # fmt: skip
+    flags = {(r["left"][0], r["right"][0]): r["flags"].split(";") for r in rows}
+    assert "exact_normalized" in flags[("a", "e")]
+    assert all(r["methods"] for r in rows)
+
+
+def test_every_pair_carries_every_methods_score_and_who_found_it(sample_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(sample_copy), "--out", str(out), "-q"]) == 0
+    rows = read_csv(out / "candidates.csv")
+    assert rows
+    for r in rows:
+        assert r["tfidf_cosine"] and 0.0 <= float(r["tfidf_cosine"]) <= 1.0 + 1e-9
+        assert r["simhash_distance"] != "" and 0 <= int(r["simhash_distance"]) <= 64
+        assert set(r["methods"].split(";")) <= {"exact", "minhash", "containment"}
+
+
+@pytest.mark.parametrize("method", ["jaccard", "simhash", "exact"])
+def test_other_methods_run_and_are_recorded(sample_copy: Path, tmp_path: Path, method: str) -> None:
+    out = tmp_path / method
+    assert main(["screen", str(sample_copy), "--out", str(out), "--method", method, "-q"]) == 0
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["params"]["method"] == method
+    rows = read_csv(out / "candidates.csv")
+    pairs = {frozenset((r["left"], r["right"])) for r in rows}
+    identical = frozenset(("历史稿件/2023-06-12_柳塘街道社区食堂开业.txt", "通讯员来稿/社区食堂开业稿_柳塘街道报送.txt"))
+    assert identical in pairs
+    if method == "exact":
+        assert all("exact_normalized" in r["flags"] for r in rows)
+
+
+def test_brute_force_jaccard_finds_what_minhash_verified_above_the_threshold(sample_copy: Path, tmp_path: Path) -> None:
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "m"), "--containment", "0", "-q"]) == 0
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "j"), "--method", "jaccard", "--containment", "0", "-q"]) == 0
+    minhash = {(r["left"], r["right"]): r["jaccard"] for r in read_csv(tmp_path / "m" / "candidates.csv")}
+    brute = {(r["left"], r["right"]): r["jaccard"] for r in read_csv(tmp_path / "j" / "candidates.csv")}
+    assert minhash == brute
