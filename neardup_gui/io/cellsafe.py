@@ -120,8 +120,8 @@ def xlsx_text(text: str, stats: CellStats | None = None) -> str | None:
 def xlsx_value(value: Any, stats: CellStats | None = None) -> Any:
     """Sanitise any cell value for XLSX: text through ``xlsx_text``, numbers as Python numbers.
 
-    numpy scalars become ``int``/``float``; NaN becomes None (an empty cell); other objects are
-    turned into text.
+    numpy scalars become ``int``/``float``; floats are rounded to 15 significant digits (what
+    Excel keeps); NaN becomes None (an empty cell); other objects are turned into text.
     """
     if value is None:
         return None
@@ -130,7 +130,12 @@ def xlsx_value(value: Any, stats: CellStats | None = None) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
-        return None if value != value else float(value)
+        if value != value:
+            return None
+        # Excel keeps 15 significant digits; openpyxl writes 16 ("%.16g"). Rounding here makes the
+        # value written, the value read back and the signature digest's 15-digit form agree (a
+        # 17-digit float such as 0.29625550660792954 would otherwise round two ways).
+        return float(format(value, ".15g"))
     if isinstance(value, str):
         return xlsx_text(value, stats)
     # numpy scalars and other number-likes

@@ -2,8 +2,19 @@
 
 ``manifest.csv``, ``candidates.csv`` (UTF-8 with BOM so spreadsheet programs open Chinese
 correctly; cells that a spreadsheet would run as a formula are escaped), ``run.json`` and
-``normalized/<doc_id>.txt``. Every file is written under a temporary name and moved into place, so an
-interrupted write never leaves a half file under the final name.
+``normalized/<doc_id>.txt``.
+
+A run's outputs change together, never file by file in a way a crash could leave mixed:
+
+1. ``stage_screen_outputs`` writes every file into ``OUTDIR/.pending-<run_id>/`` and syncs it;
+2. the run is committed to ``session.sqlite`` (one transaction): the commit point;
+3. ``publish_screen_outputs`` renames the staged files over the old ones, ``run.json`` last.
+
+A process killed before step 2 leaves only a staging folder, which the next writer deletes; one
+killed during step 3 leaves the rest of its staging folder, which the next writer (anything that
+opens the session for writing) publishes (``settle_pending``). So after any interruption the
+outputs are those of the session's latest run, and no final name ever holds half a file.
+Single files (``write_csv``, ``write_json``) are written atomically on their own.
 
 No Qt here.
 """
@@ -15,27 +26,44 @@ import io as _stdio
 import json
 import os
 import shutil
-import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from neardup_gui.core.normalize import normalize_batch, to_text
-from neardup_gui.core.records import Candidate, Document, NormalizeOptions, RunRecord
+from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import csv_cell
+from neardup_gui.io.paths import atomic_write_bytes
 
 __all__ = [
-    "MANIFEST_COLUMNS",
     "CANDIDATE_COLUMNS",
-    "manifest_rows",
+    "MANIFEST_COLUMNS",
+    "NORMALIZED_DIR",
+    "PENDING_PREFIX",
+    "SCREEN_FILES",
     "candidate_rows",
+    "csv_bytes",
+    "discard_pending",
+    "iso_time",
+    "json_bytes",
+    "manifest_rows",
+    "pending_dir",
+    "publish_screen_outputs",
+    "settle_pending",
+    "stage_screen_outputs",
     "write_csv",
     "write_json",
     "write_normalized",
-    "iso_time",
 ]
+
+# The files of one run, in the order they are published: run.json last, so a run.json always
+# names a run whose other files are already in place.
+SCREEN_FILES = ("manifest.csv", "candidates.csv", "run.json")
+NORMALIZED_DIR = "normalized"
+OLD_NORMALIZED = ".normalized.old"
+PENDING_PREFIX = ".pending-"
 
 MANIFEST_COLUMNS = (
     "doc_id",
@@ -145,67 +173,190 @@ def candidate_rows(candidates: Iterable[Candidate], documents: Mapping[str, Docu
     return rows
 
 
-def _replace_into(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """UTF-8 with BOM, RFC 4180 quoting, formula-like cells escaped; written atomically."""
+def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
+    """A CSV file's bytes: UTF-8 with BOM, CRLF, RFC 4180 quoting, formula-like cells escaped."""
     buf = _stdio.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
     for row in rows:
         writer.writerow([csv_cell(v) for v in row])
-    _replace_into(path, buf.getvalue().encode("utf-8-sig"))
+    return buf.getvalue().encode("utf-8-sig")
+
+
+def json_bytes(data: Any) -> bytes:
+    """Indented, key-sorted UTF-8 JSON with a final newline."""
+    return (json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """UTF-8 with BOM, RFC 4180 quoting, formula-like cells escaped; written atomically."""
+    atomic_write_bytes(path, csv_bytes(columns, rows))
 
 
 def write_json(path: Path, data: Any) -> None:
-    _replace_into(path, (json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+    """JSON (see ``json_bytes``), written atomically."""
+    atomic_write_bytes(path, json_bytes(data))
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make renames in ``folder`` durable (POSIX); a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_normalized(
     folder: Path, texts: Mapping[str, str], doc_ids: Iterable[str], options: NormalizeOptions
 ) -> None:
-    """Write ``<doc_id>.txt`` with each document's normalized text (UTF-8), replacing the folder whole.
+    """Write ``<doc_id>.txt`` with each document's normalized text (UTF-8) into a new ``folder``.
 
-    The new folder is built beside the old one and swapped in, so the folder always holds the
-    output of one complete run.
+    Raises:
+        FileExistsError: ``folder`` exists (it is always a fresh staging folder).
     """
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    folder.mkdir(parents=True)
     ids = list(doc_ids)
 
     def write(batch: list[str]) -> None:
         for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options)):
-            (staging / f"{doc_id}.txt").write_bytes(to_text(cps).encode("utf-8"))
+            (folder / f"{doc_id}.txt").write_bytes(to_text(cps).encode("utf-8"))
 
+    # Creating thousands of small files is dominated by system calls, which run in parallel.
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(write, [ids[i : i + 256] for i in range(0, len(ids), 256)]))
+
+
+# ---------------------------------------------------------------------------------------------
+# One run's outputs, switched as a whole
+
+
+def pending_dir(out_dir: Path, run_id: str) -> Path:
+    """The staging folder of a run's outputs: ``OUTDIR/.pending-<run_id>``."""
+    return Path(out_dir) / f"{PENDING_PREFIX}{run_id}"
+
+
+def stage_screen_outputs(
+    out_dir: Path,
+    run_id: str,
+    files: Mapping[str, bytes],
+    normalized: Callable[[Path], None] | None = None,
+) -> Path:
+    """Write a run's output files into its staging folder and flush them to disk.
+
+    Nothing under a final name changes. Call ``publish_screen_outputs`` once the run is committed
+    to the session, or ``discard_pending`` if it is not.
+
+    Args:
+        out_dir: The output folder.
+        run_id: The run the files belong to.
+        files: Final file name (one of ``SCREEN_FILES``) -> bytes.
+        normalized: Writes the ``normalized/`` folder into the path it is given (which does not
+            exist yet), or None for no such folder.
+
+    Returns:
+        The staging folder.
+    """
+    unknown = set(files) - set(SCREEN_FILES)
+    if unknown:
+        raise ValueError(f"not screen output names: {sorted(unknown)}")
+    staging = pending_dir(out_dir, run_id)
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
     try:
-        # Creating thousands of small files is dominated by system calls, which run in parallel.
-        with ThreadPoolExecutor(4) as pool:
-            list(pool.map(write, [ids[i : i + 256] for i in range(0, len(ids), 256)]))
-        old = None
-        if folder.exists():
-            old = folder.with_name(f".{folder.name}.old")
-            if old.exists():
-                shutil.rmtree(old)
-            os.replace(folder, old)
-        os.replace(staging, folder)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        for name, data in files.items():
+            _write_synced(staging / name, data)
+        if normalized is not None:
+            normalized(staging / NORMALIZED_DIR)
+            _fsync_dir(staging / NORMALIZED_DIR)
+        _fsync_dir(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return staging
 
 
-def run_to_json(run: RunRecord) -> dict[str, Any]:
-    return run.to_dict()
+def publish_screen_outputs(out_dir: Path, run_id: str) -> None:
+    """Move a committed run's staged files to their final names; ``run.json`` goes last.
+
+    Safe to repeat after an interruption: what was already moved is not touched again.
+    """
+    out = Path(out_dir)
+    staging = pending_dir(out, run_id)
+    for name in SCREEN_FILES[:-1]:
+        if (staging / name).exists():
+            os.replace(staging / name, out / name)
+    new_norm, target, old = staging / NORMALIZED_DIR, out / NORMALIZED_DIR, out / OLD_NORMALIZED
+    if new_norm.exists():
+        if target.exists():
+            if old.exists():
+                shutil.rmtree(old)
+            os.replace(target, old)
+        os.replace(new_norm, target)
+    last = SCREEN_FILES[-1]
+    if (staging / last).exists():
+        os.replace(staging / last, out / last)
+    _fsync_dir(out)
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def discard_pending(out_dir: Path, run_id: str) -> None:
+    """Delete a run's staging folder (the run was not committed)."""
+    shutil.rmtree(pending_dir(out_dir, run_id), ignore_errors=True)
+
+
+def settle_pending(out_dir: Path, latest_run_id: str | None) -> list[tuple[str, str]]:
+    """Finish or undo what an interrupted screen left in ``out_dir``.
+
+    Call it while holding the session's writer lock. A staging folder of the session's latest
+    run is published (the run was committed, so its files must become the outputs); any other
+    staging folder is deleted (its run never reached the session). Leftovers of the previous
+    file-by-file writer (hidden temporary files and folders) are deleted too.
+
+    Args:
+        out_dir: The output folder (need not exist).
+        latest_run_id: The latest run recorded in the folder's session, or None.
+
+    Returns:
+        ``(run_id or leftover name, "published" | "discarded")`` for what was done.
+    """
+    out = Path(out_dir)
+    done: list[tuple[str, str]] = []
+    try:
+        names = sorted(os.listdir(out))
+    except OSError:
+        return done
+    for name in names:
+        if name.startswith(PENDING_PREFIX):
+            run_id = name[len(PENDING_PREFIX) :]
+            if run_id and run_id == latest_run_id:
+                publish_screen_outputs(out, run_id)
+                done.append((run_id, "published"))
+            else:
+                shutil.rmtree(out / name, ignore_errors=True)
+                done.append((run_id, "discarded"))
+    for name in names:
+        leftover = name.startswith(f".{NORMALIZED_DIR}.") or any(
+            name.startswith(f".{f}.") and name.endswith(".tmp") for f in SCREEN_FILES
+        )
+        if leftover and (out / name).exists():
+            if (out / name).is_dir():
+                shutil.rmtree(out / name, ignore_errors=True)
+            else:
+                (out / name).unlink(missing_ok=True)
+            done.append((name, "discarded"))
+    return done

@@ -17,6 +17,10 @@ Schema (``PRAGMA user_version`` = ``SCHEMA_VERSION``): ``meta``, ``runs`` (``Run
 JSON), ``documents`` and ``candidates`` per run (nested parts of a candidate as JSON),
 ``decisions``, ``arbitrations`` (with a UTC sort key), ``thresholds``, ``ui_state``.
 
+Opening a workspace's session (``OUTDIR/session.sqlite``) for writing also settles the output
+files a killed screen left half-published (``neardup_gui.io.outputs.settle_pending``), so the
+files beside the session always belong to its latest run.
+
 The review logic itself (effective status of a pair, UTC ordering of times, the id mapping,
 checks on a decision) is pure and lives in :mod:`neardup_gui.core.review`; its names are
 re-exported here for existing imports.
@@ -248,10 +252,23 @@ class ReviewSession:
         session = cls(path, conn, handle, read_only)
         try:
             session._prepare_schema()
+            if not read_only and path.name == SESSION_FILENAME:
+                session._settle_outputs()
         except BaseException:
             session.close()
             raise
         return session
+
+    def _settle_outputs(self) -> None:
+        """Finish or undo the output files of a screen that was killed while writing them.
+
+        Screens stage their files, commit the run here, then publish the files (see
+        ``neardup_gui.io.outputs``). Whoever next holds the writer lock completes that: the
+        folder's files then always belong to the latest run.
+        """
+        from neardup_gui.io.outputs import settle_pending
+
+        settle_pending(self.path.parent, self.latest_run_id())
 
     @staticmethod
     def _acquire_lock(path: Path) -> Any:

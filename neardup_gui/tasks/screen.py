@@ -175,23 +175,37 @@ def screen_folder(
 
 
 def write_screen_outputs(outcome: ScreenOutcome, out_dir: Path) -> None:
-    """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite."""
+    """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
+
+    All or nothing (see ``neardup_gui.io.outputs``): the files are staged, the run is committed
+    to the session, then the files replace the previous run's, run.json last. A process killed
+    at any moment leaves the previous run's outputs or this run's, never a mix once the session
+    is next opened for writing.
+    """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
     by_id = outcome.documents_by_id
-    # The session first: if it is in use by another program, nothing else is replaced either.
+    run_id = outcome.run.run_id
+    usable = [d.doc_id for d in outcome.documents if d.usable or d.status == "no_shingles"]
+    normalized_ids = [i for i in usable if i in outcome.texts]
+    files = {
+        "manifest.csv": outputs.csv_bytes(outputs.MANIFEST_COLUMNS, outputs.manifest_rows(outcome.documents)),
+        "candidates.csv": outputs.csv_bytes(
+            outputs.CANDIDATE_COLUMNS, outputs.candidate_rows(outcome.candidates, by_id)
+        ),
+        "run.json": outputs.json_bytes(outcome.run.to_dict()),
+    }
+    # The session first: if another program holds it, nothing is written. Opening it for
+    # writing also settles what an interrupted earlier screen left behind.
     from neardup_gui.io.session import ReviewSession
 
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
-        session.record_run(outcome.run, outcome.documents, outcome.candidates)
-    outputs.write_csv(out_dir / "manifest.csv", outputs.MANIFEST_COLUMNS, outputs.manifest_rows(outcome.documents))
-    outputs.write_csv(
-        out_dir / "candidates.csv",
-        outputs.CANDIDATE_COLUMNS,
-        outputs.candidate_rows(outcome.candidates, by_id),
-    )
-    usable = [d.doc_id for d in outcome.documents if d.usable or d.status == "no_shingles"]
-    outputs.write_normalized(
-        out_dir / "normalized", outcome.texts, [i for i in usable if i in outcome.texts], outcome.params.normalize
-    )
-    outputs.write_json(out_dir / "run.json", outcome.run.to_dict())
+        outputs.stage_screen_outputs(
+            out_dir, run_id, files,
+            lambda folder: outputs.write_normalized(folder, outcome.texts, normalized_ids, outcome.params.normalize),
+        )  # fmt: skip
+        try:
+            session.record_run(outcome.run, outcome.documents, outcome.candidates)
+        finally:
+            # Committed or not decides: publish, or throw the staged files away.
+            outputs.settle_pending(out_dir, session.latest_run_id())

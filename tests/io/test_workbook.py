@@ -319,3 +319,14 @@ def test_threshold_extra_columns_keep_the_evaluate_order_and_get_chinese_heading
 def _records(ws) -> list[dict]:
     rows = list(ws.iter_rows(values_only=True))
     return [dict(zip(rows[0], r)) for r in rows[1:]]
+
+
+def test_scores_with_seventeen_digits_still_verify(session, tmp_path) -> None:
+    """openpyxl writes 16 digits and the digest keeps 15: a 17-digit float used to round two ways."""
+    run = RunRecord("run-f", str(tmp_path / "source"), ScreenParams(k=3).to_dict(), 25, 5, {}, "22" * 32,
+                    {}, "2024-05-03T09:00:00+08:00", "2024-05-03T09:00:02+08:00", "unchanged")  # fmt: skip
+    awkward = 0.29625550660792954
+    session.record_run(run, [_doc("d-a"), _doc("d-b")], [_candidate("d-a", "d-b", awkward)])
+    target, _ = _export(session, tmp_path)
+    assert verify_workbook(target).ok
+    assert _column(load_workbook(target)["Candidates"], "jaccard")[0].value == pytest.approx(awkward, rel=1e-14)

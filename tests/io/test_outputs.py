@@ -1,0 +1,76 @@
+"""A screen's output files change as a whole: staging, publishing and settling after a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from neardup_gui.core.records import NormalizeOptions
+from neardup_gui.io import outputs
+
+
+def _stage(out: Path, run_id: str, marker: str) -> None:
+    files = {
+        "manifest.csv": outputs.csv_bytes(["doc_id"], [[marker]]),
+        "candidates.csv": outputs.csv_bytes(["left"], [[marker]]),
+        "run.json": outputs.json_bytes({"run_id": run_id}),
+    }
+    outputs.stage_screen_outputs(
+        out, run_id, files,
+        lambda folder: outputs.write_normalized(folder, {marker: "Ａ文本"}, [marker], NormalizeOptions()),
+    )  # fmt: skip
+
+
+def _state(out: Path) -> tuple[str, str, list[str]]:
+    return (
+        json.loads((out / "run.json").read_text(encoding="utf-8"))["run_id"],
+        (out / "manifest.csv").read_text(encoding="utf-8-sig").split()[1],
+        sorted(p.name for p in (out / "normalized").iterdir()),
+    )
+
+
+def test_staged_files_change_nothing_until_published(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _stage(out, "r1", "d1")
+    assert sorted(p.name for p in out.iterdir()) == [".pending-r1"]
+    outputs.publish_screen_outputs(out, "r1")
+    assert _state(out) == ("r1", "d1", ["d1.txt"])
+    assert (out / "normalized" / "d1.txt").read_text(encoding="utf-8") == "a文本"
+    assert sorted(p.name for p in out.iterdir()) == ["candidates.csv", "manifest.csv", "normalized", "run.json"]
+
+
+def test_settling_publishes_the_committed_run_and_discards_an_uncommitted_one(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _stage(out, "r1", "d1")
+    outputs.publish_screen_outputs(out, "r1")
+    _stage(out, "r2", "d2")
+    assert outputs.settle_pending(out, "r1") == [("r2", "discarded")]  # r2 never reached the session
+    assert _state(out) == ("r1", "d1", ["d1.txt"])
+    _stage(out, "r3", "d3")
+    assert outputs.settle_pending(out, "r3") == [("r3", "published")]
+    assert _state(out) == ("r3", "d3", ["d3.txt"])
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_a_publish_interrupted_halfway_is_finished_by_settling(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _stage(out, "r1", "d1")
+    outputs.publish_screen_outputs(out, "r1")
+    _stage(out, "r2", "d2")
+    # As if killed after the CSV files and the old normalized/ were moved: a mixed folder.
+    for name in ("manifest.csv", "candidates.csv"):
+        (out / ".pending-r2" / name).replace(out / name)
+    (out / "normalized").replace(out / ".normalized.old")
+    outputs.settle_pending(out, "r2")
+    assert _state(out) == ("r2", "d2", ["d2.txt"])
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_files_are_readable_by_others_like_any_new_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _stage(out, "r1", "d1")
+    outputs.publish_screen_outputs(out, "r1")
+    outputs.write_csv(out / "extra.csv", ["a"], [["=1+1"]])
+    for path in (out / "manifest.csv", out / "extra.csv", out / "normalized" / "d1.txt"):
+        assert path.stat().st_mode & 0o044 == 0o044, path  # mkstemp's 0600 would hide them
+    assert (out / "extra.csv").read_bytes().decode("utf-8-sig") == "a\r\n'=1+1\r\n"

@@ -1,0 +1,158 @@
+"""Crash safety: SIGKILL a real screen or export at many points; the workspace always opens whole.
+
+Each kill lands at a known point: the child announces every step that changes the workspace
+(staging, the session commit, each rename, each folder removal) and stops at the one asked for,
+or at a progress line, or after a seeded random delay. Whatever the point, afterwards the
+workspace opens, its files are those of the session's latest run (the previous complete run, or
+the new one when the kill came after its commit), and no final file name holds half a file.
+Kills run a few at a time, each in its own copy of the workspace.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
+from neardup_gui.io.workbook import verify_workbook
+from reliability_kit import (
+    PYTHON,
+    Child,
+    check_workspace,
+    generate_corpus,
+    kill_at_points,
+    leftovers,
+    run_cli,
+    snapshot,
+    start_marked_cli,
+    steps_of,
+)
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("kill") / "source"
+    generate_corpus(folder, 300)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def workspace(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A workspace with two complete runs; the second listed the steps of writing outputs."""
+    out = tmp_path_factory.mktemp("kill") / "out"
+    done = run_cli("screen", str(corpus), "--out", str(out), "-q")
+    assert done.returncode == 0, done.stderr
+    child = start_marked_cli(0, "screen", str(corpus), "--out", str(out), "-q")
+    assert child.finish() == 0, "".join(child.stderr)
+    return out, steps_of(child)
+
+
+def _runs(out: Path) -> list[str]:
+    with ReviewSession.open(out / SESSION_FILENAME, read_only=True) as session:
+        return [r.run_id for r in session.runs()]
+
+
+def _copy(base: Path, target: Path) -> Path:
+    shutil.copytree(base, target, symlinks=True)
+    return target
+
+
+def test_a_kill_at_any_step_of_writing_the_outputs_leaves_one_complete_run(corpus, workspace, tmp_path) -> None:
+    base, steps = workspace
+    assert steps[:3] == ["staged", "commit-begin", "committed"], steps
+    assert steps.index("replace run.json") > max(steps.index("replace manifest.csv"), steps.index("replace candidates.csv"))
+    previous = check_workspace(base)
+    runs_before = _runs(base)
+    committed_at = steps.index("committed") + 1
+    source_before = snapshot(corpus)
+    outs = [tmp_path / f"out{step}" for step in range(1, len(steps) + 1)]
+
+    def start(step: int):
+        out = _copy(base, outs[step - 1])
+        return start_marked_cli(step, "screen", str(corpus), "--out", str(out), "-q"), f"@@step {step} "
+
+    kill_at_points([lambda s=step: start(s) for step in range(1, len(steps) + 1)])
+    for step, out in enumerate(outs, 1):
+        latest = check_workspace(out)
+        if step < committed_at:
+            assert latest == previous, f"killed at {steps[step - 1]!r}, before the commit, yet the run changed"
+            assert _runs(out) == runs_before
+        else:
+            assert latest != previous and _runs(out) == [*runs_before, latest], steps[step - 1]
+    assert snapshot(corpus) == source_before
+
+
+def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(corpus, workspace, tmp_path) -> None:
+    base, _ = workspace
+    previous = check_workspace(base)
+    source_before = snapshot(corpus)
+    stages = ("Reading files", "Normalizing", "Shingling", "Finding candidates", "Verifying pairs")
+    rng = random.Random(20240501)
+    points: list[str | float] = [*stages, *(rng.uniform(0.2, 1.5) for _ in range(3))]
+    outs = [tmp_path / f"out{i}" for i in range(len(points))]
+
+    def start(i: int):
+        out = _copy(base, outs[i])
+        child = Child([PYTHON, "-m", "neardup_gui.cli", "screen", str(corpus), "--out", str(out)])
+        return child, points[i]
+
+    kill_at_points([lambda i=i: start(i) for i in range(len(points))])
+    for point, out in zip(points, outs):
+        latest = check_workspace(out)  # wherever a timed kill landed, the workspace is whole
+        if isinstance(point, str):
+            assert latest == previous, f"a kill while {point!r} changed the workspace"
+    assert snapshot(corpus) == source_before
+
+
+def test_a_kill_during_export_never_leaves_a_half_file_under_a_final_name(workspace, tmp_path) -> None:
+    base, _ = workspace
+    env = {"MARKED_ATOMIC_WRITE": "1"}  # also stop while the temporary file is being synced
+
+    def args(folder: Path) -> tuple[str, ...]:
+        return ("export", str(base), "--xlsx", str(folder / "review.xlsx"), "--csv", str(folder / "csv"),
+                "--signed-by", "审核人", "--no-texts")  # fmt: skip
+
+    whole = tmp_path / "whole"
+    child = start_marked_cli(0, *args(whole), env=env)
+    assert child.finish() == 0, "".join(child.stderr)
+    steps = steps_of(child)
+    assert steps[:2] == ["fsync", "replace review.xlsx"] and "replace reviews.csv" in steps, steps
+    first = {p.relative_to(whole).as_posix(): p.read_bytes() for p in whole.rglob("*") if p.is_file()}
+    assert verify_workbook(whole / "review.xlsx").ok
+
+    fresh = tmp_path / "fresh"
+    points = ["fsync", "replace review.xlsx", "replace reviews.csv"]
+    targets = [tmp_path / f"again{i}" for i in range(len(points))]
+    for target in targets:
+        shutil.copytree(whole, target)
+
+    def start(i: int):
+        if i == 0:
+            return start_marked_cli("replace review.xlsx", *args(fresh), env=env), "@@step 2 replace review.xlsx"
+        return start_marked_cli(points[i - 1], *args(targets[i - 1]), env=env), f" {points[i - 1]}\n"
+
+    kill_at_points([lambda i=i: start(i) for i in range(len(points) + 1)])
+    # Killed just before its workbook would have appeared: no workbook, no CSV file.
+    assert not (fresh / "review.xlsx").exists() and not (fresh / "csv").exists()
+    assert all(name.startswith(".review.xlsx.") and name.endswith(".tmp") for name in leftovers(fresh))
+    # With an export in place, a killed export leaves every file whole (the same session gives
+    # the same bytes, apart from the workbook's signing time).
+    for target in targets:
+        now = {p.relative_to(target).as_posix(): p for p in target.rglob("*") if p.is_file() and not p.name.startswith(".")}
+        assert set(now) == set(first)
+        assert verify_workbook(now["review.xlsx"]).ok
+        for name, path in now.items():
+            if name != "review.xlsx":
+                assert path.read_bytes() == first[name], name
+    # The next export over a killed one works and reads back.
+    done = run_cli(*args(fresh))
+    assert done.returncode == 0, done.stderr
+    assert verify_workbook(fresh / "review.xlsx").ok
+    assert load_workbook(fresh / "review.xlsx", read_only=True).sheetnames[0] == "Manifest"
