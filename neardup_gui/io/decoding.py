@@ -79,6 +79,9 @@ _LEGACY_CANDIDATES = ("gb18030", "big5", "cp950", "utf-16-le", "utf-16-be")
 # Plausibility is a weighted share in [-2, 1]; real text scores ~1.0, a Big5 file read as GB18030
 # or random bytes read as UTF-16 score below 0 (see tests/io/test_corpus.py for measured cases).
 _PLAUSIBLE_MIN = 0.5
+# NUL bytes without a BOM: binary unless the UTF-16 reading is clearly text. Repetitive binary
+# such as 00 01 00 01 ... reads as "ĀĀĀ…" (Latin letters score 0.5); Chinese text scores ~1.0.
+_PLAUSIBLE_MIN_WITH_NULS = 0.6
 _TIE_MARGIN = 0.02
 _SCORE_SAMPLE = 50_000
 _WHITESPACE_RE = re.compile(r"\s+")
@@ -144,7 +147,9 @@ def _strict(data: bytes, encoding: str) -> str | None:
         return None
 
 
-def _best_candidate(data: bytes, encodings: Sequence[str]) -> tuple[str, str] | None:
+def _best_candidate(
+    data: bytes, encodings: Sequence[str], minimum: float = _PLAUSIBLE_MIN
+) -> tuple[str, str] | None:
     """Decode with every candidate; return the most plausible (text, encoding), or None."""
     scored: list[tuple[float, int, str, str]] = []
     for rank, enc in enumerate(encodings):
@@ -156,7 +161,7 @@ def _best_candidate(data: bytes, encodings: Sequence[str]) -> tuple[str, str] | 
     if not scored:
         return None
     top = max(s[0] for s in scored)
-    if top < _PLAUSIBLE_MIN:
+    if top < minimum:
         return None
     # Near ties happen only for texts of two or three characters; measured on such snippets, the
     # fixed preference (GB18030 first: the corpus is mostly mainland Chinese) was right more often
@@ -192,7 +197,7 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
         if len(data) % 2 == 0:
             odd, even = data[1::2].count(0), data[0::2].count(0)
             order = ("utf-16-le", "utf-16-be") if odd >= even else ("utf-16-be", "utf-16-le")
-            found = _best_candidate(data, order)
+            found = _best_candidate(data, order, _PLAUSIBLE_MIN_WITH_NULS)
             if found:
                 return found
         raise BinaryContentError("contains NUL bytes")
@@ -208,5 +213,15 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
     if found:
         return found
     raise UndecodableError(
-        "not valid UTF-8, and GB18030, Big5 and UTF-16 give no plausible text"
+        f"not valid UTF-8 ({_first_utf8_error(data)}), and GB18030, Big5 and UTF-16 give no "
+        "plausible text"
     )
+
+
+def _first_utf8_error(data: bytes) -> str:
+    """Where strict UTF-8 decoding first fails, for the user: ``byte 0xFF at byte 30 of 301``."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"byte 0x{data[exc.start]:02X} at byte {exc.start} of {len(data)}"
+    return "?"

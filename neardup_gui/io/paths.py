@@ -24,7 +24,9 @@ class OutputInsideSourceError(ValueError):
 
 
 def _resolved(path: Path | str) -> Path:
-    return Path(path).expanduser().resolve()
+    # os.path.realpath, not Path.resolve: before Python 3.13 Path.resolve raises RuntimeError on a
+    # symlink loop (a link to itself in the source folder stopped the whole scan).
+    return Path(os.path.realpath(Path(path).expanduser()))
 
 
 def is_inside(path: Path | str, root: Path | str) -> bool:

@@ -13,6 +13,7 @@ Must not import Qt.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
@@ -205,8 +206,15 @@ def _classify(
             row.status = STATUS_SKIPPED_LINK
             row.message = f"symbolic link to {target}, outside the source folder; not followed"
             return None
-        if not os.path.exists(target):
-            row.status, row.message = STATUS_SKIPPED_LINK, f"broken symbolic link (to {target})"
+        try:
+            os.stat(entry.path)
+        except OSError as exc:
+            row.status = STATUS_SKIPPED_LINK
+            row.message = (
+                "symlink loop (the link leads back to itself)"
+                if exc.errno == errno.ELOOP
+                else f"broken symbolic link (to {target})"
+            )
             return None
         is_dir = os.path.isdir(target)
         row.fs_path = target

@@ -216,6 +216,19 @@ def test_links_out_of_the_folder_and_loops_are_not_followed(full_source: Path) -
 
 
 @needs_symlinks
+def test_a_link_to_itself_is_a_loop_row_and_the_scan_goes_on(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    write_tree(root, {"a.txt": "甲乙丙丁".encode()})
+    os.symlink("self", root / "self")
+    os.symlink("two", root / "one")
+    os.symlink("one", root / "two")
+    docs = by_path(scan_folder(root))
+    for name in ("self", "one", "two"):
+        assert docs[name].status == "skipped_link" and "loop" in docs[name].message, docs[name]
+    assert docs["a.txt"].status == "ok"
+
+
+@needs_symlinks
 def test_folder_link_inside_the_source_is_followed(tmp_path: Path) -> None:
     root = tmp_path / "src"
     write_tree(root, {"real/a.txt": "甲乙丙丁".encode()})

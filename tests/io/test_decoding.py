@@ -128,3 +128,16 @@ def test_known_file_signatures_are_named() -> None:
 def test_real_text_is_plausible_and_big5_read_as_gb18030_is_not() -> None:
     assert plausibility(SIMPLIFIED) > 0.9
     assert plausibility(TRADITIONAL.encode("big5").decode("gb18030")) < 0.5
+
+
+def test_repetitive_bytes_with_nuls_are_binary_not_utf16_letters() -> None:
+    # 00 01 00 01 ... reads as UTF-16 "ĀĀĀ…": letters, but nothing like a text.
+    for data in (b"\x00\x01" * 64, b"\x01\x00\x02\x00" * 50):
+        with pytest.raises(BinaryContentError):
+            decode_bytes(data)
+
+
+def test_undecodable_message_says_where_utf8_breaks() -> None:
+    data = SIMPLIFIED.encode()[:30] + b"\xff" + SIMPLIFIED.encode()[30:]
+    with pytest.raises(UndecodableError, match=f"byte 0xFF at byte 30 of {len(data)}"):
+        decode_bytes(data)
