@@ -26,6 +26,7 @@ Plain functions on values; imports neither Qt nor pandas. openpyxl is imported l
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,8 @@ def xlsx_value(value: Any, stats: CellStats | None = None) -> Any:
     """Sanitise any cell value for XLSX: text through ``xlsx_text``, numbers as Python numbers.
 
     numpy scalars become ``int``/``float``; floats are rounded to 15 significant digits (what
-    Excel keeps); NaN becomes None (an empty cell); other objects are turned into text.
+    Excel keeps); NaN becomes None (an empty cell), an infinity the text ``inf``; other objects
+    are turned into text.
     """
     if value is None:
         return None
@@ -132,10 +134,13 @@ def xlsx_value(value: Any, stats: CellStats | None = None) -> Any:
     if isinstance(value, float):
         if value != value:
             return None
+        if math.isinf(value):
+            return xlsx_text(str(value), stats)  # no spreadsheet number can hold it
         # Excel keeps 15 significant digits; openpyxl writes 16 ("%.16g"). Rounding here makes the
         # value written, the value read back and the signature digest's 15-digit form agree (a
         # 17-digit float such as 0.29625550660792954 would otherwise round two ways).
-        return float(format(value, ".15g"))
+        rounded = float(format(value, ".15g"))
+        return rounded if not math.isinf(rounded) else float(format(value, ".14g"))
     if isinstance(value, str):
         return xlsx_text(value, stats)
     # numpy scalars and other number-likes
