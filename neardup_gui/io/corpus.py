@@ -356,7 +356,9 @@ def scan_folder(
     return LoadedCorpus(root_path, tuple(documents), texts, extra)
 
 
-def check_integrity(root: Path | str, documents: Sequence[Document]) -> list[tuple[str, str]]:
+def check_integrity(
+    root: Path | str, documents: Sequence[Document], progress: Progress = NULL_PROGRESS
+) -> list[tuple[str, str]]:
     """Re-stat and re-hash every file that was read; report what changed since the scan.
 
     Rows without a SHA-256 (excluded, too large, unreadable, links) are skipped.
@@ -364,17 +366,23 @@ def check_integrity(root: Path | str, documents: Sequence[Document]) -> list[tup
     Args:
         root: The source folder that was scanned.
         documents: The manifest rows of that scan.
+        progress: ``check()`` is called before each file (re-hashing 100,000 files takes
+            seconds, and a cancel must not wait for it); nothing is reported.
 
     Returns:
         ``[(relative path, what changed)]`` in the order of ``documents``, e.g.
         ``("a/b.txt", "size 120 -> 130")``, ``("x.txt", "missing")``,
         ``("y.txt", "content changed (SHA-256)")``. Empty when nothing changed.
+
+    Raises:
+        Cancelled: ``progress.check()`` asked to stop.
     """
     root_path = Path(root).resolve()
     changes: list[tuple[str, str]] = []
     for doc in documents:
         if not doc.sha256:
             continue
+        progress.check()
         path = fs_path(root_path, doc.path)
         try:
             st = os.stat(path)

@@ -465,6 +465,14 @@ def test_integrity_reports_changed_and_deleted_files(source: Path) -> None:
     assert set(report) == {"top.txt", "news/crlf.txt"}
 
 
+def test_integrity_check_can_be_cancelled(source: Path) -> None:
+    corpus = scan_folder(source)
+    progress = CallbackProgress()
+    progress.cancel()
+    with pytest.raises(Cancelled):
+        check_integrity(source, corpus.documents, progress)
+
+
 def test_integrity_notices_same_size_edits(source: Path) -> None:
     corpus = scan_folder(source)
     target = source / "misc" / "=SUM(A1).txt"
