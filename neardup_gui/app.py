@@ -26,6 +26,7 @@ log = logging.getLogger("neardup_gui")
 CAPTURE_SIZE = (1400, 900)
 CAPTURE_TIMEOUT_S = 180
 EXIT_CAPTURE_FAILED = 2
+APP_ID = "io.github.neardup.NeardupGui"  # reverse-DNS id of the .desktop file and AppStream metadata
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -36,6 +37,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("source", nargs="?", help="folder of texts to screen (default: the bundled sample)")
     parser.add_argument("--capture", metavar="OUT.png", help="screen, draw the top pair, save the window, exit")
     parser.add_argument("--workspace", metavar="DIR", help="folder for outputs and the review session")
+    parser.add_argument(
+        "--language", choices=("system", "en", "zh_CN"), help="interface language for this run (default: Preferences)"
+    )
     parser.add_argument("--version", action="version", version=f"neardup-gui {__version__}")
     return parser.parse_args(list(argv) if argv is not None else None)
 
@@ -43,9 +47,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def install_excepthook(capture: bool) -> None:
     """Show unexpected errors to the user (with the traceback as details) instead of dying quietly."""
     from PySide6.QtCore import QCoreApplication, Qt, QThread
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from neardup_gui.ui.labels import tr
+    from neardup_gui.ui.logging_setup import log_file
 
     kept: list[QMessageBox] = []  # message boxes without a parent window stay alive until closed
 
@@ -61,15 +66,22 @@ def install_excepthook(capture: bool) -> None:
         if not isinstance(app, QApplication) or QThread.currentThread() is not app.thread():
             return
         parent = app.activeWindow()
+        text = QCoreApplication.translate(
+            "ErrorDialog", "Something went wrong: {0}\nThe window stays usable; the details say where."
+        ).format(exc)
+        text += "\n" + QCoreApplication.translate("ErrorDialog", "Log file: {0}").format(log_file())
         box = QMessageBox(
             QMessageBox.Icon.Critical,
-            tr("Unexpected error"),
-            tr("Something went wrong: {0}\nThe window stays usable; the details say where.").format(exc),
+            QCoreApplication.translate("ErrorDialog", "Unexpected error"),
+            text,
             QMessageBox.StandardButton.Ok,
             parent,
         )
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setDetailedText(details)
+        copy = box.addButton(QCoreApplication.translate("ErrorDialog", "Copy details"), QMessageBox.ButtonRole.ActionRole)
+        copy.clicked.disconnect()  # a message box closes on any button; this one only copies
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(f"{text}\n\n{details}"))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         if parent is None:
@@ -87,6 +99,7 @@ def _application() -> object:
     from PySide6.QtWidgets import QApplication
 
     from neardup_gui.ui import settings as ui_settings
+    from neardup_gui.ui.app_menus import application_icon
 
     app = QApplication.instance()
     if app is None:
@@ -95,19 +108,17 @@ def _application() -> object:
     app.setApplicationName(ui_settings.APPLICATION)
     app.setApplicationDisplayName("neardup")
     app.setApplicationVersion(__version__)
-    _install_translation(app)
+    app.setDesktopFileName(APP_ID)  # names packaging/<APP_ID>.desktop: the window's icon on Wayland
+    app.setWindowIcon(application_icon())
     return app
 
 
-def _install_translation(app: object) -> None:
-    """Load ``resources/i18n/neardup_<locale>.qm`` when one exists for the user's language."""
-    from PySide6.QtCore import QLocale, QTranslator
+def _prepare_frozen_runtime() -> None:
+    """In a bundle, numba cannot cache compiled code beside the program: use the app-data folder."""
+    if getattr(sys, "frozen", False):
+        from neardup_gui.io.paths import app_data_dir
 
-    from neardup_gui.io.paths import resources_dir
-
-    translator = QTranslator(app)  # type: ignore[arg-type]
-    if translator.load(QLocale(), "neardup", "_", str(resources_dir() / "i18n")):
-        app.installTranslator(translator)  # type: ignore[attr-defined]
+        os.environ.setdefault("NUMBA_CACHE_DIR", str(app_data_dir() / "numba-cache"))
 
 
 def _save_png_atomically(window: object, out: Path) -> bool:
@@ -172,13 +183,17 @@ def run_capture(app: object, window: object, out: Path) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the window; returns the process exit code."""
     args = parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _prepare_frozen_runtime()
+    from neardup_gui.ui.logging_setup import setup_logging
+
+    setup_logging()
     app = _application()
     install_excepthook(capture=bool(args.capture))
 
     from PySide6.QtCore import QCoreApplication, QEvent
 
     from neardup_gui.io.paths import sample_corpus_dir
+    from neardup_gui.ui.i18n import install_language
     from neardup_gui.ui.main_window import MainWindow
     from neardup_gui.ui.settings import AppSettings
 
@@ -186,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="neardup-capture-") as scratch:
         # A capture must not read or change the user's remembered state.
         settings = AppSettings.in_file(Path(scratch) / "settings.ini") if args.capture else AppSettings()
+        install_language(app, args.language or settings.language())  # type: ignore[arg-type]
         if args.capture and not source.is_dir():
             print(f"not a folder: {source}", file=sys.stderr)
             return EXIT_CAPTURE_FAILED

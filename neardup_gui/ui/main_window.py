@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from neardup_gui import tasks
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.paths import OutputInsideSourceError, default_workspace, ensure_outside_source
+from neardup_gui.ui.app_menus import install_app_menus
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
@@ -84,6 +85,7 @@ class MainWindow(QMainWindow):
         self._restore_state()
         self.setAcceptDrops(True)
         self._update_title()
+        self.app_menus = install_app_menus(self, settings)  # Settings and Help menus, Preferences applied
 
     # -- construction ---------------------------------------------------------------------------
     def _build_layout(self) -> None:

@@ -131,6 +131,54 @@ class AppSettings:
     def set_sync_scroll(self, on: bool) -> None:
         self._s.setValue("diff/sync_scroll", bool(on))
 
+    # -- preferences (the Preferences dialog writes these) ------------------------------------
+    def language(self) -> str:
+        """Interface language: ``system`` (follow the locale), ``en`` or ``zh_CN``."""
+        return str(self._s.value("preferences/language", "system") or "system")
+
+    def set_language(self, language: str) -> None:
+        self._s.setValue("preferences/language", language)
+
+    def default_params(self) -> ScreenParams:
+        """The screening parameters a fresh start uses (Preferences); the built-in ones if unset."""
+        data = self._json("preferences/default_params", None)
+        try:
+            return ScreenParams.from_dict(data) if isinstance(data, dict) else ScreenParams()
+        except (TypeError, ValueError) as exc:
+            log.warning("ignoring default parameters that no longer validate: %s", exc)
+            return ScreenParams()
+
+    def set_default_params(self, params: ScreenParams) -> None:
+        self._s.setValue("preferences/default_params", json.dumps(params.to_dict(), ensure_ascii=False))
+
+    def pane_font_size(self) -> float:
+        """Point size of the text panes; 0 means the panes' built-in size."""
+        try:
+            return max(0.0, float(self._s.value("preferences/pane_font_size", 0.0)))
+        except (TypeError, ValueError):
+            return 0.0
+
+    def set_pane_font_size(self, points: float) -> None:
+        self._s.setValue("preferences/pane_font_size", float(points))
+
+    def highlight_colours(self) -> dict[str, str]:
+        """Highlight colours the user chose, ``{kind name: "#rrggbb"}`` (``shared``, ``unique``,
+        ``changed``, ``revision``, ``current``); kinds not listed keep the colour-blind-safe default."""
+        data = self._json("preferences/highlight_colours", {})
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): str(v) for k, v in data.items() if isinstance(v, str) and v.startswith("#")}
+
+    def set_highlight_colours(self, colours: dict[str, str]) -> None:
+        self._s.setValue("preferences/highlight_colours", json.dumps(dict(colours)))
+
+    def workspaces_root(self) -> str:
+        """Folder under which new workspaces are made; empty means the app-data folder's default."""
+        return str(self._s.value("preferences/workspaces_root", "") or "")
+
+    def set_workspaces_root(self, folder: Path | str) -> None:
+        self._s.setValue("preferences/workspaces_root", str(folder))
+
     # -- helpers ------------------------------------------------------------------------------
     def _json(self, key: str, default: object) -> object:
         raw = self._s.value(key)
