@@ -90,23 +90,29 @@ def app_data_dir() -> Path:
 _UNSAFE_NAME_RE = re.compile(r'[<>:"/\\|?*\x00-\x1f]')
 
 
-def default_workspace(source: Path | str) -> Path:
+def default_workspace(source: Path | str, root: Path | str | None = None) -> Path:
     """The default workspace of a source folder (not created here).
 
-    ``app_data_dir()/workspaces/<folder name>-<8 hex digits of SHA-1 of the resolved path>``:
-    the name helps a person find it, the digest keeps two folders of the same name apart.
+    ``<root>/<folder name>-<8 hex digits of SHA-1 of the resolved path>``, where ``root`` defaults
+    to ``app_data_dir()/workspaces`` (the user may choose another in Preferences): the name helps
+    a person find it, the digest keeps two folders of the same name apart.
     """
     resolved = _resolved(source)
     name = _UNSAFE_NAME_RE.sub("_", resolved.name).strip(" .")[:60] or "root"
     digest = hashlib.sha1(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return app_data_dir() / "workspaces" / f"{name}-{digest}"
+    base = Path(root).expanduser() if root else app_data_dir() / "workspaces"
+    return base / f"{name}-{digest}"
 
 
 def resources_dir() -> Path:
-    """The ``resources`` folder: inside the bundle when frozen (PyInstaller), else the checkout's."""
+    """The ``resources`` folder: inside the bundle when frozen (PyInstaller), inside the package
+    when installed from a wheel (``neardup_gui/resources``, see setup.py), else the checkout's."""
     bundle = getattr(sys, "_MEIPASS", None)
     if getattr(sys, "frozen", False) and bundle:
         return Path(bundle) / "resources"
+    installed = Path(__file__).resolve().parents[1] / "resources"
+    if installed.is_dir():
+        return installed
     return Path(__file__).resolve().parents[2] / "resources"
 
 

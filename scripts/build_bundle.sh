@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Build the desktop bundle with PyInstaller (packaging/neardup_gui.spec), then smoke-test it:
+#   1. `neardup --version` prints the program version;
+#   2. `neardup --capture` screens the bundled sample offscreen (English, then Chinese) and saves
+#      a PNG of the window (exit 0) — resources, translations and Qt plugins are in the bundle;
+#   3. a capture of a generated folder large enough for the compiled (numba) MinHash kernel, which
+#      must write its cache to the app-data folder, not inside the bundle.
+# Prints the bundle size and the time of each step. Nothing outside dist/ and build/ is written
+# (the smoke tests use a temporary app-data folder).
+# Usage: scripts/build_bundle.sh [--skip-build] [--archive] [--no-numba]
+#   --skip-build  only smoke-test dist/neardup as it is
+#   --archive     also write dist/neardup-<version>-<os>-<arch>.tar.gz
+#   --no-numba    leave numba and LLVM out (~175 MB smaller; MinHash signatures use numpy)
+# Environment: VENV (default .venv), DIST (default dist).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=${VENV:-.venv}
+DIST=${DIST:-dist}
+PY="$VENV/bin/python"
+build=1
+archive=0
+numba=1
+for arg in "$@"; do
+    case "$arg" in
+        --skip-build) build=0 ;;
+        --archive) archive=1 ;;
+        --no-numba) numba=0 ;;
+        *) echo "unknown option: $arg" >&2; exit 2 ;;
+    esac
+done
+
+step() { echo "== $*" >&2; }
+now() { date +%s; }
+fail() { echo "build_bundle: FAILED: $*" >&2; exit 1; }
+
+[[ -x "$PY" ]] || bash scripts/bootstrap.sh
+version=$("$PY" -c 'import neardup_gui; print(neardup_gui.__version__)')
+ls resources/translations/*.qm >/dev/null 2>&1 || fail "no compiled translations (run scripts/update_translations.sh)"
+
+if [[ $build -eq 1 ]]; then
+    if ! "$PY" -c 'import PyInstaller' 2>/dev/null; then
+        step "installing PyInstaller (the packaging extra)"
+        "$PY" -m pip install -q --disable-pip-version-check "pyinstaller>=6.10"
+    fi
+    step "building $DIST/neardup with PyInstaller $("$PY" -c 'import PyInstaller; print(PyInstaller.__version__)')"
+    t0=$(now)
+    NEARDUP_BUNDLE_NO_NUMBA=$(( 1 - numba )) "$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
+        --distpath "$DIST" --workpath build/pyinstaller packaging/neardup_gui.spec
+    echo "build: $(( $(now) - t0 )) s" >&2
+fi
+
+exe="$DIST/neardup/neardup"
+[[ -x "$exe" ]] || fail "no program at $exe"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export QT_QPA_PLATFORM=offscreen NEARDUP_GUI_DATA_DIR="$scratch/appdata"
+
+step "smoke test: --version"
+out=$("$exe" --version)
+[[ "$out" == *"$version"* ]] || fail "--version printed '$out', expected $version"
+
+for lang in en zh_CN; do
+    step "smoke test: --capture of the sample ($lang)"
+    t0=$(now)
+    "$exe" --capture "$scratch/window-$lang.png" --language "$lang" >/dev/null || fail "capture ($lang) exited non-zero"
+    [[ -s "$scratch/window-$lang.png" ]] || fail "capture ($lang) wrote no PNG"
+    echo "capture $lang: $(( $(now) - t0 )) s" >&2
+done
+grep -q "neardup_gui started" "$scratch/appdata/logs/neardup_gui.log" || fail "no log file in the app-data folder"
+
+step "smoke test: --capture of a large folder (compiled MinHash kernel)"
+"$PY" - "$scratch/large" <<'PY'
+import random, sys
+from pathlib import Path
+folder = Path(sys.argv[1]); folder.mkdir()
+rng = random.Random(7)
+chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
+for i in range(900):  # ~2.2 million shingles: above the size at which the compiled kernel is used
+    (folder / f"doc{i:04d}.txt").write_text("".join(rng.choices(chars, k=2500)), encoding="utf-8")
+first = (folder / "doc0000.txt").read_text(encoding="utf-8")
+(folder / "doc0000_copy.txt").write_text(first[:-10] + "补充一句话", encoding="utf-8")
+PY
+t0=$(now)
+"$exe" --capture "$scratch/large.png" "$scratch/large" --language en >/dev/null || fail "large capture exited non-zero"
+echo "capture large: $(( $(now) - t0 )) s" >&2
+if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
+    ls "$scratch"/appdata/numba-cache/*/*.nbi >/dev/null 2>&1 || fail "numba wrote no cache in the app-data folder"
+fi
+grep -q "doc0000_copy" "$scratch"/appdata/workspaces/large-*/candidates.csv || fail "the planted copy was not found"
+
+size=$(du -sh "$DIST/neardup" | cut -f1)
+echo "bundle: $DIST/neardup ($size, $(find "$DIST/neardup" -type f | wc -l) files), version $version" >&2
+if [[ $archive -eq 1 ]]; then
+    name="neardup-$version-$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m).tar.gz"
+    tar -C "$DIST" -czf "$DIST/$name" neardup
+    echo "archive: $DIST/$name ($(du -sh "$DIST/$name" | cut -f1))" >&2
+fi
+echo "build_bundle: OK" >&2
