@@ -11,11 +11,14 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
-from neardup_gui.core.records import REVISION_FLAGS
+from neardup_gui.core.records import FLAG_EXACT_BYTES, FLAG_EXACT_NORMALIZED, REVISION_FLAGS
 from neardup_gui.ui.candidate_model import CandidateModel
 
 ANY = ""  # no restriction
 ANY_REVISION = "__revision__"  # any of the revision flags
+ANY_EXACT = "__exact__"  # same text after normalization, or identical bytes
+NO_FLAG = "__none__"  # pairs the flags stage found nothing to say about
+_GROUPS = {ANY_REVISION: frozenset(REVISION_FLAGS), ANY_EXACT: frozenset({FLAG_EXACT_BYTES, FLAG_EXACT_NORMALIZED})}
 
 
 class CandidateFilterModel(QSortFilterProxyModel):
@@ -49,7 +52,7 @@ class CandidateFilterModel(QSortFilterProxyModel):
         self._change(lambda: setattr(self, "_status", status))
 
     def set_flag(self, flag: str) -> None:
-        """Keep pairs carrying this flag (``ANY`` for all, ``ANY_REVISION`` for any revision flag)."""
+        """Keep pairs carrying this flag (``ANY`` for all; ``ANY_REVISION``, ``ANY_EXACT``, ``NO_FLAG``)."""
         self._change(lambda: setattr(self, "_flag", flag))
 
     def _change(self, apply: Any) -> None:
@@ -66,8 +69,12 @@ class CandidateFilterModel(QSortFilterProxyModel):
             return False
         if self._status and model.status_of(c.key) != self._status:
             return False
-        if self._flag == ANY_REVISION:
-            if not any(f in REVISION_FLAGS for f in c.flags):
+        group = _GROUPS.get(self._flag)
+        if group is not None:
+            if not group.intersection(c.flags):
+                return False
+        elif self._flag == NO_FLAG:
+            if c.flags:
                 return False
         elif self._flag and self._flag not in c.flags:
             return False

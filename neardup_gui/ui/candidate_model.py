@@ -2,14 +2,17 @@
 
 ``DisplayRole`` gives formatted text, ``SORT_ROLE`` the native value (float, str, int) and
 ``CANDIDATE_ROLE`` the record itself. Sorting happens here with precomputed keys (``keysort``);
-the proxy in ``candidate_filter`` forwards its ``sort`` calls.
-A review decision changes one row's status and emits ``dataChanged`` for that cell only.
+the proxy in ``candidate_filter`` forwards its ``sort`` calls. A missing score (``None``: the method
+that computes it did not run) shows as "—" and sorts after every real value.
+A review decision changes one row's status and emits ``dataChanged`` for that cell only. A status
+is "stale" when a decision was made on a file that has changed since; files that changed since the
+screen (a reopened workspace) are marked in the file columns.
 Imports PySide6 only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
 from typing import Any
 
@@ -18,7 +21,7 @@ from PySide6.QtGui import QColor, QFont
 
 from neardup_gui.core.records import REVIEW_PENDING, REVIEW_STATUSES, REVISION_FLAGS, Candidate, Document
 from neardup_gui.ui.keysort import sort_model_rows
-from neardup_gui.ui.labels import flag_label, flags_text, review_label
+from neardup_gui.ui.labels import flag_label, flags_text, methods_text, review_label
 from neardup_gui.ui.palette import OKABE_ITO
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -39,6 +42,13 @@ class Column(IntEnum):
     MINHASH = 6
     FLAGS = 7
     STATUS = 8
+    TFIDF = 9
+    SIMHASH = 10
+    METHODS = 11
+
+
+OPTIONAL_COLUMNS = (Column.SOURCES, Column.MINHASH, Column.TFIDF, Column.SIMHASH, Column.METHODS)
+HIDDEN_BY_DEFAULT = (Column.TFIDF, Column.SIMHASH, Column.METHODS)
 
 
 _STATUS_ORDER = {s: i for i, s in enumerate(REVIEW_STATUSES)}
@@ -54,7 +64,11 @@ _ROLES = frozenset(
         STATUS_ROLE,
     }
 )
-_NUMERIC = (Column.JACCARD, Column.CONTAINMENT_LEFT, Column.CONTAINMENT_RIGHT, Column.MINHASH)
+_NUMERIC = (
+    Column.JACCARD, Column.CONTAINMENT_LEFT, Column.CONTAINMENT_RIGHT, Column.MINHASH, Column.TFIDF, Column.SIMHASH,
+)  # fmt: skip
+_MISSING_HIGH = 1e9  # sort key of a missing distance (after every real one, ascending)
+_WARNING = QColor(OKABE_ITO["vermillion"])
 
 
 def _name(path: str) -> str:
@@ -71,6 +85,8 @@ class CandidateModel(QAbstractTableModel):
         self._names: dict[str, str] = {}
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
         self._status: dict[Pair, str] = {}
+        self._stale: set[Pair] = set()
+        self._changed_docs: set[str] = set()
         self._row_of: dict[Pair, int] = {}
         self._headers = (
             self.tr("Left file"),
@@ -82,6 +98,9 @@ class CandidateModel(QAbstractTableModel):
             self.tr("MinHash est."),
             self.tr("Flags"),
             self.tr("Review status"),
+            self.tr("TF-IDF cos"),
+            self.tr("SimHash dist"),
+            self.tr("Found by"),
         )
         self._header_tips = (
             self.tr("File name of the left document (its path sorts first)"),
@@ -93,6 +112,9 @@ class CandidateModel(QAbstractTableModel):
             self.tr("Share of equal MinHash values (estimate of the Jaccard)"),
             self.tr("What the score hides: revisions, templates, quotations, containment"),
             self.tr("Review status; a suggestion is shown in grey until someone decides"),
+            self.tr("Cosine of the character n-gram TF-IDF vectors, 0 to 1 (— when not computed)"),
+            self.tr("Hamming distance of the 64-bit SimHashes, 0 to 64 bits; smaller is closer"),
+            self.tr("Which method(s) proposed the pair"),
         )
 
     # -- content ------------------------------------------------------------------------------
@@ -101,13 +123,24 @@ class CandidateModel(QAbstractTableModel):
         candidates: Sequence[Candidate],
         documents: Mapping[str, Document],
         statuses: Mapping[Pair, str] | None = None,
+        stale: Iterable[Pair] = (),
+        changed_docs: Iterable[str] = (),
     ) -> None:
-        """Replace every row (resets the model)."""
+        """Replace every row (resets the model).
+
+        Args:
+            candidates, documents: The pairs and the manifest they refer to.
+            statuses: Decided statuses (pairs left out are pending).
+            stale: Pairs whose decisions were made on files that have changed since.
+            changed_docs: doc_ids whose file changed since the screen (texts not shown).
+        """
         self.beginResetModel()
         self._rows = list(candidates)
         self._docs = dict(documents)
         self._names = {doc_id: _name(doc.path) for doc_id, doc in self._docs.items()}
         self._status = dict(statuses or {})
+        self._stale = set(stale)
+        self._changed_docs = set(changed_docs)
         self._sorted_by = None
         self._reindex()
         self.endResetModel()
@@ -121,9 +154,13 @@ class CandidateModel(QAbstractTableModel):
             bottom = self.index(len(self._rows) - 1, Column.STATUS)
             self.dataChanged.emit(top, bottom, [Qt.ItemDataRole.DisplayRole, SORT_ROLE, STATUS_ROLE])
 
-    def set_status(self, pair: Pair, status: str) -> None:
+    def set_status(self, pair: Pair, status: str, stale: bool = False) -> None:
         """Change one pair's review status; only that row's status cell is reported changed."""
         self._status[pair] = status
+        if stale:
+            self._stale.add(pair)
+        else:
+            self._stale.discard(pair)
         self._sorted_by = None
         row = self._row_of.get(pair)
         if row is not None:
@@ -134,6 +171,13 @@ class CandidateModel(QAbstractTableModel):
     def status_of(self, pair: Pair) -> str:
         """The decided status of a pair (``pending`` when nobody decided)."""
         return self._status.get(pair, REVIEW_PENDING)
+
+    def is_stale(self, pair: Pair) -> bool:
+        """True when the pair's decisions were made on a file that has changed since."""
+        return pair in self._stale
+
+    def changed_documents(self) -> set[str]:
+        return set(self._changed_docs)
 
     def candidate(self, row: int) -> Candidate:
         return self._rows[row]
@@ -185,6 +229,10 @@ class CandidateModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and col in _NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:
+            if col == Column.STATUS and c.key in self._stale:
+                return _WARNING
+            if col in (Column.LEFT, Column.RIGHT) and (c.left if col == Column.LEFT else c.right) in self._changed_docs:
+                return _WARNING
             if col == Column.STATUS and c.key not in self._status:
                 return QColor("#666666")
             if col == Column.FLAGS and any(f in REVISION_FLAGS for f in c.flags):
@@ -229,8 +277,16 @@ class CandidateModel(QAbstractTableModel):
             return "—" if c.minhash_estimate is None else f"{c.minhash_estimate:.3f}"
         if col == Column.FLAGS:
             return flags_text(c.flags)
+        if col == Column.TFIDF:
+            return "—" if c.tfidf_cosine is None else f"{c.tfidf_cosine:.3f}"
+        if col == Column.SIMHASH:
+            return "—" if c.simhash_distance is None else str(c.simhash_distance)
+        if col == Column.METHODS:
+            return methods_text(c.methods)
         status = self._status.get(c.key)
         if status is not None:
+            if c.key in self._stale:
+                return self.tr("{0} (stale: file changed)").format(review_label(status))
             return review_label(status)
         if c.suggestion and c.suggestion != REVIEW_PENDING:
             return self.tr("suggested: {0}").format(review_label(c.suggestion))
@@ -253,16 +309,28 @@ class CandidateModel(QAbstractTableModel):
             return -1.0 if c.minhash_estimate is None else c.minhash_estimate
         if col == Column.FLAGS:
             return len(c.flags)
+        if col == Column.TFIDF:
+            return -1.0 if c.tfidf_cosine is None else c.tfidf_cosine
+        if col == Column.SIMHASH:
+            return _MISSING_HIGH if c.simhash_distance is None else c.simhash_distance
+        if col == Column.METHODS:
+            return methods_text(c.methods).casefold()
         return _STATUS_ORDER.get(self._status.get(c.key, REVIEW_PENDING), len(_STATUS_ORDER))
 
     def _tooltip(self, c: Candidate, col: Column) -> str | None:
-        if col == Column.LEFT:
-            return self._path(c.left)
-        if col == Column.RIGHT:
-            return self._path(c.right)
+        if col in (Column.LEFT, Column.RIGHT):
+            doc_id = c.left if col == Column.LEFT else c.right
+            if doc_id in self._changed_docs:
+                return self.tr("{0}\nChanged since the screen: its text is not shown; screen again.").format(
+                    self._path(doc_id)
+                )
+            return self._path(doc_id)
         if col == Column.FLAGS and c.evidence:
             lines = [f"{flag_label(e.flag)}: {e.note}" if e.note else flag_label(e.flag) for e in c.evidence]
             return "\n".join(lines)
+        if col == Column.STATUS and c.key in self._stale:
+            return self.tr("A decision on this pair was made on a version of a file that has changed since; "
+                           "review the pair again.")  # fmt: skip
         if col == Column.STATUS and c.suggestion != REVIEW_PENDING:
             return self.tr("Suggested by the screen: {0}").format(review_label(c.suggestion))
         return None

@@ -1,7 +1,9 @@
 """The candidate table with its filter bar and the count of shown / total pairs.
 
 Selecting a row (mouse, or the up / down keys) emits ``candidate_selected`` with the ``Candidate``;
-every proxy index is mapped back to the source model before use.
+every proxy index is mapped back to the source model before use. The flag filter offers every flag
+the engine sets (``core.flags.FLAG_ORDER``) and groups of them. A right click on the header shows or
+hides the optional columns (the method scores are hidden at first).
 Imports PySide6 only.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -18,29 +20,18 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from neardup_gui.core.records import FLAG_CONTAINED, REVIEW_STATUSES, Candidate
-from neardup_gui.core import records as rec
-from neardup_gui.ui.candidate_filter import ANY, ANY_REVISION, CandidateFilterModel
-from neardup_gui.ui.candidate_model import CANDIDATE_ROLE, CandidateModel, Column
+from neardup_gui.core.flags import FLAG_ORDER
+from neardup_gui.core.records import REVIEW_STATUSES, Candidate
+from neardup_gui.ui.candidate_filter import ANY, ANY_EXACT, ANY_REVISION, NO_FLAG, CandidateFilterModel
+from neardup_gui.ui.candidate_model import CANDIDATE_ROLE, HIDDEN_BY_DEFAULT, OPTIONAL_COLUMNS, CandidateModel, Column
 from neardup_gui.ui.labels import flag_label, review_label
 
-_FILTER_FLAGS = (
-    rec.FLAG_NUMBER_CHANGED,
-    rec.FLAG_DATE_CHANGED,
-    rec.FLAG_UNIT_CHANGED,
-    rec.FLAG_NEGATION_CHANGED,
-    rec.FLAG_CONDITION_CHANGED,
-    rec.FLAG_EXACT_NORMALIZED,
-    rec.FLAG_EXACT_BYTES,
-    FLAG_CONTAINED,
-    rec.FLAG_TEMPLATE_ONLY,
-    rec.FLAG_QUOTATION,
-)
 _WIDTHS = {
     Column.LEFT: 150,
     Column.RIGHT: 150,
@@ -50,6 +41,9 @@ _WIDTHS = {
     Column.CONTAINMENT_RIGHT: 78,
     Column.MINHASH: 86,
     Column.FLAGS: 140,
+    Column.TFIDF: 80,
+    Column.SIMHASH: 84,
+    Column.METHODS: 130,
 }
 
 
@@ -80,7 +74,9 @@ class CandidateView(QWidget):
         self.flag_filter = QComboBox()
         self.flag_filter.addItem(self.tr("Any flags"), ANY)
         self.flag_filter.addItem(self.tr("Any revision flag"), ANY_REVISION)
-        for flag in _FILTER_FLAGS:
+        self.flag_filter.addItem(self.tr("Any exact copy"), ANY_EXACT)
+        self.flag_filter.addItem(self.tr("No flag"), NO_FLAG)
+        for flag in FLAG_ORDER:
             self.flag_filter.addItem(flag_label(flag), flag)
         for combo in (self.status_filter, self.flag_filter):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -112,6 +108,13 @@ class CandidateView(QWidget):
         header.setHighlightSections(False)
         for col, width in _WIDTHS.items():
             self.table.setColumnWidth(col, width)
+        # The method scores sit beside the other scores when shown.
+        for offset, col in enumerate((Column.TFIDF, Column.SIMHASH, Column.METHODS)):
+            header.moveSection(header.visualIndex(col), header.visualIndex(Column.MINHASH) + 1 + offset)
+        for col in HIDDEN_BY_DEFAULT:
+            header.setSectionHidden(col, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._header_menu)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(Column.JACCARD, Qt.SortOrder.DescendingOrder)
 
@@ -170,6 +173,13 @@ class CandidateView(QWidget):
         proxy_index = self.proxy.mapFromSource(self.model.index(source_row, Column.LEFT))
         return proxy_index.isValid() and self.select_proxy_row(proxy_index.row())
 
+    def clear_filters(self) -> None:
+        """Show every pair again."""
+        self.search.clear()
+        self.min_score.setValue(0.0)
+        self.status_filter.setCurrentIndex(0)
+        self.flag_filter.setCurrentIndex(0)
+
     def shown_count(self) -> int:
         return self.proxy.rowCount()
 
@@ -182,7 +192,32 @@ class CandidateView(QWidget):
             self.tr("{0} of {1} pairs").format(self.proxy.rowCount(), self.model.rowCount())
         )
 
-    # -- column widths --------------------------------------------------------------------------
+    # -- columns --------------------------------------------------------------------------------
+    def fill_column_menu(self, menu: QMenu) -> QMenu:
+        """Put checkable actions that show or hide the optional columns in ``menu`` (cleared first)."""
+        menu.clear()
+        header = self.table.horizontalHeader()
+        for col in OPTIONAL_COLUMNS:
+            action = menu.addAction(str(self.model.headerData(col, Qt.Orientation.Horizontal)))
+            action.setCheckable(True)
+            action.setChecked(not header.isSectionHidden(col))
+            action.toggled.connect(lambda on, c=col: self.set_column_visible(c, on))
+        return menu
+
+    def set_column_visible(self, column: Column, visible: bool) -> None:
+        header = self.table.horizontalHeader()
+        header.setSectionHidden(column, not visible)
+        if visible and header.sectionSize(column) < 30:
+            header.resizeSection(column, _WIDTHS.get(column, 90))
+
+    def is_column_visible(self, column: Column) -> bool:
+        return not self.table.horizontalHeader().isSectionHidden(column)
+
+    def _header_menu(self, pos: QPoint) -> None:
+        menu = self.fill_column_menu(QMenu(self.tr("Columns"), self))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(self.table.horizontalHeader().mapToGlobal(pos))
+
     def header_state(self) -> Any:
         return self.table.horizontalHeader().saveState()
 

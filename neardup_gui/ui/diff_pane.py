@@ -2,8 +2,9 @@
 
 The text is set with ``setPlainText`` (``<script>`` or ``<b>`` in a document show literally) and
 highlights are ``ExtraSelection``s at positions converted from code-point offsets (``offsets``).
-A click on a highlight emits ``span_clicked`` with the code-point offset; hovering one shows what
-it means. Imports PySide6 only.
+Insertion points (text only the other side has) are thin bars painted over the text. A click on a
+highlight emits ``span_clicked`` with the code-point offset; hovering one shows what it means.
+Imports PySide6 only.
 """
 
 from __future__ import annotations
@@ -12,12 +13,25 @@ import html
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPoint, Qt, Signal
-from PySide6.QtGui import QFont, QHelpEvent, QMouseEvent, QTextCharFormat, QTextCursor, QTextOption
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextOption,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from neardup_gui.ui.offsets import OffsetMap
-from neardup_gui.ui.palette import BACKGROUND, UNDERLINE, HighlightKind, kind_label
+from neardup_gui.ui.labels import tr
+from neardup_gui.ui.palette import BACKGROUND, INSERTION_COLOR, UNDERLINE, HighlightKind, kind_label
+
+INSERTION_WIDTH = 3  # pixels
 
 
 @dataclass(frozen=True)
@@ -53,12 +67,15 @@ class DiffPane(QPlainTextEdit):
         self._below: list[QTextEdit.ExtraSelection] = []  # painted under the current passage
         self._above: list[QTextEdit.ExtraSelection] = []  # painted over it (changes, revisions)
         self._current: Highlight | None = None
+        self._insertions: list[int] = []
+        self._colours = dict(BACKGROUND)
 
     # -- content ------------------------------------------------------------------------------
     def set_text(self, text: str) -> None:
         """Show ``text`` literally and drop every highlight."""
         self.offsets = OffsetMap(text)
         self._highlights, self._starts, self._below, self._above, self._current = [], [], [], [], None
+        self._insertions = []
         self.setExtraSelections([])
         self.setPlainText(text)
         self.moveCursor(QTextCursor.MoveOperation.Start)
@@ -72,6 +89,29 @@ class DiffPane(QPlainTextEdit):
         self._above = [self._selection(h) for h in ordered if h.kind >= HighlightKind.CHANGED]
         self._current = None
         self.setExtraSelections(self._below + self._above)
+
+    def set_colours(self, colours: dict[HighlightKind, QColor]) -> None:
+        """Use other background colours (kinds not given keep theirs) and repaint the highlights."""
+        self._colours.update(colours)
+        current = self._current
+        self.set_highlights(self._highlights)
+        if current is not None:
+            self.set_current(current.start, current.end)
+
+    def set_insertions(self, offsets: list[int]) -> None:
+        """Mark the code-point offsets where this side lacks text the other side has."""
+        self._insertions = sorted(set(offsets))
+        self.viewport().update()
+
+    def insertions(self) -> list[int]:
+        return list(self._insertions)
+
+    def insertion_rect(self, offset: int) -> QRect:
+        """Where the bar of an insertion point is painted, in viewport coordinates."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.offsets.to_qt(offset))
+        rect = self.cursorRect(cursor)
+        return QRect(rect.left() - INSERTION_WIDTH // 2, rect.top(), INSERTION_WIDTH, rect.height())
 
     def set_current(self, start: int | None, end: int | None = None) -> None:
         """Mark one span as the current shared passage (None clears the mark)."""
@@ -127,7 +167,7 @@ class DiffPane(QPlainTextEdit):
     def _selection(self, h: Highlight) -> QTextEdit.ExtraSelection:
         selection = QTextEdit.ExtraSelection()
         fmt = QTextCharFormat()
-        fmt.setBackground(BACKGROUND[h.kind])
+        fmt.setBackground(self._colours[h.kind])
         underline = UNDERLINE.get(h.kind)
         if underline is not None:
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
@@ -142,6 +182,21 @@ class DiffPane(QPlainTextEdit):
         return [h for h in self._highlights[:i] if h.start <= offset < h.end]
 
     # -- events -------------------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._insertions:
+            return
+        painter = QPainter(self.viewport())
+        visible = event.rect()
+        for offset in self._insertions:
+            rect = self.insertion_rect(offset)
+            if rect.intersects(visible):
+                painter.fillRect(rect, INSERTION_COLOR)
+        painter.end()
+
+    def _insertion_near(self, point: QPoint) -> bool:
+        return any(self.insertion_rect(o).adjusted(-3, 0, 3, 0).contains(point) for o in self._insertions)
+
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
         if event.button() == Qt.MouseButton.LeftButton and not self.textCursor().hasSelection():
@@ -152,8 +207,10 @@ class DiffPane(QPlainTextEdit):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             offset = self.offsets.from_qt(self.cursorForPosition(event.pos()).position())
             found = self.highlights_at(offset)
-            if found:
-                lines = [f"{kind_label(h.kind)}{': ' + h.note if h.note else ''}" for h in found]
+            lines = [f"{kind_label(h.kind)}{': ' + h.note if h.note else ''}" for h in found]
+            if self._insertion_near(event.pos()):
+                lines.insert(0, tr("The other side has text here that this side lacks"))
+            if lines:
                 # Notes may quote the documents: escape them so Qt never renders them as HTML.
                 tip = "<br>".join(html.escape(line) for line in dict.fromkeys(lines))
                 QToolTip.showText(event.globalPos(), f"<p>{tip}</p>", self)

@@ -2,7 +2,7 @@
 
 Shared passages get the same colour on both sides, text found on one side only its own colour,
 character-level changes inside a matched region another, and the spans behind revision flags a
-fourth (see ``palette``). N / P move through the shared passages; clicking one scrolls the other
+fourth (see ``palette``); a thin bar marks where a side lacks text the other has (``diff_highlights``). N / P move through the shared passages; clicking one scrolls the other
 pane to its twin; scrolling can follow the twin passages on the other side.
 
 Pairs up to ``BACKGROUND_CHARS`` are compared at once; longer ones in a pool thread, and an answer
@@ -30,11 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_gui.core.diffspans import PairDiff, pair_diff
-from neardup_gui.core.records import REVISION_FLAGS, Candidate, Document, NormalizeOptions
-from neardup_gui.ui.diff_pane import DiffPane, Highlight
-from neardup_gui.ui.labels import flag_label
-from neardup_gui.ui.palette import BACKGROUND, HighlightKind, legend_entries
+from neardup_gui.core.records import Candidate, Document, NormalizeOptions
+from neardup_gui.ui.diff_highlights import highlights_for, insertion_points, insertion_swatch, swatch
+from neardup_gui.ui.diff_pane import DiffPane
+from neardup_gui.ui.palette import OKABE_ITO, HighlightKind, legend_entries
 from neardup_gui.ui.worker import DiffChannel, DiffJob
+
+__all__ = ["BACKGROUND_CHARS", "DiffView", "PairRequest", "highlights_for"]
 
 BACKGROUND_CHARS = 20_000  # longer pairs are compared off the GUI thread
 
@@ -50,44 +52,7 @@ class PairRequest:
     right_text: str
     options: NormalizeOptions
     min_len: int
-
-
-def highlights_for(diff: PairDiff, candidate: Candidate) -> tuple[list[Highlight], list[Highlight]]:
-    """Left and right highlights of a pair: unique text, shared passages, changes, flag evidence."""
-    left: list[Highlight] = [Highlight(HighlightKind.UNIQUE, s, e) for s, e in diff.left_unique]
-    right: list[Highlight] = [Highlight(HighlightKind.UNIQUE, s, e) for s, e in diff.right_unique]
-    for seg in diff.segments:
-        left.append(Highlight(HighlightKind.SHARED, seg.left_start, seg.left_end))
-        right.append(Highlight(HighlightKind.SHARED, seg.right_start, seg.right_end))
-    for hunk in diff.hunks:
-        if hunk.left_end > hunk.left_start:
-            left.append(Highlight(HighlightKind.CHANGED, hunk.left_start, hunk.left_end))
-        if hunk.right_end > hunk.right_start:
-            right.append(Highlight(HighlightKind.CHANGED, hunk.right_start, hunk.right_end))
-    for evidence in candidate.evidence:
-        if evidence.flag not in REVISION_FLAGS:
-            continue
-        note = flag_label(evidence.flag) + (f" ({evidence.note})" if evidence.note else "")
-        left.extend(Highlight(HighlightKind.REVISION, s, e, note) for s, e in evidence.left_spans if e > s)
-        right.extend(Highlight(HighlightKind.REVISION, s, e, note) for s, e in evidence.right_spans if e > s)
-    return left, right
-
-
-def _swatch(kind: HighlightKind, text: str, tip: str) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setToolTip(tip)
-    label.setAutoFillBackground(True)
-    palette = label.palette()
-    palette.setColor(QPalette.ColorRole.Window, BACKGROUND[kind])
-    palette.setColor(QPalette.ColorRole.WindowText, QColor("black"))
-    label.setPalette(palette)
-    label.setContentsMargins(6, 1, 6, 1)
-    if kind == HighlightKind.REVISION:
-        font = label.font()
-        font.setUnderline(True)
-        label.setFont(font)
-    return label
+    notice: str = ""  # a warning about the pair (e.g. a file changed since the screen)
 
 
 class DiffView(QWidget):
@@ -111,6 +76,11 @@ class DiffView(QWidget):
         self.sync_box.setChecked(True)
         self.state_label = QLabel()
         self.state_label.setStyleSheet("color: #555555;")
+        self.notice_label = QLabel()
+        self.notice_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice_label.setWordWrap(True)
+        self.notice_label.setStyleSheet(f"color: {OKABE_ITO['vermillion']}; font-weight: bold;")
+        self.notice_label.hide()
 
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
@@ -127,9 +97,11 @@ class DiffView(QWidget):
         legend.addWidget(QLabel(self.tr("Legend:")))
         self.legend_labels: list[QLabel] = []
         for kind, text, tip in legend_entries():
-            swatch = _swatch(kind, text, tip)
-            self.legend_labels.append(swatch)
-            legend.addWidget(swatch)
+            entry = swatch(kind, text, tip)
+            self.legend_labels.append(entry)
+            legend.addWidget(entry)
+        self.legend_labels.append(insertion_swatch())
+        legend.addWidget(self.legend_labels[-1])
         legend.addStretch(1)
 
         panes = QSplitter(Qt.Orientation.Horizontal)
@@ -147,6 +119,7 @@ class DiffView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(controls)
+        layout.addWidget(self.notice_label)
         layout.addWidget(panes, 1)
         layout.addLayout(legend)
 
@@ -205,6 +178,7 @@ class DiffView(QWidget):
         self.right.set_text("")
         self.left_title.setText(self.tr("Left"))
         self.right_title.setText(self.tr("Right"))
+        self._set_notice("")
         self.state_label.setText(self.tr("Select a pair to compare it."))
         self._drawn_id = self._request_id
         self._update_navigation()
@@ -226,6 +200,7 @@ class DiffView(QWidget):
             label.setToolTip(label.text())
         self.left.set_text(request.left_text)
         self.right.set_text(request.right_text)
+        self._set_notice(request.notice)
         self._update_navigation()
         if len(request.left_text) + len(request.right_text) <= BACKGROUND_CHARS:
             try:
@@ -245,9 +220,17 @@ class DiffView(QWidget):
     def _describe(self, doc: Document | None, doc_id: str, side: str) -> str:
         if doc is None:
             return f"{side}: {doc_id}"
+        # Extracted formats (docx, pdf, html) have no encoding of their own: name the extractor.
+        how = doc.encoding or doc.extractor or "?"
         return self.tr("{0}: {1}   ({2} {3}, {4}, {5} characters)").format(
-            side, doc.path, doc.source_id, doc.version, doc.encoding or "?", f"{doc.chars:,}"
+            side, doc.path, doc.source_id, doc.version, how, f"{doc.chars:,}"
         )
+
+    def _set_notice(self, notice: str) -> None:
+        self.notice_label.setText(notice)
+        self.notice_label.setVisible(bool(notice))
+        for pane in (self.left, self.right):
+            pane.setPlaceholderText(notice)
 
     def _on_diff_ready(self, request_id: int, diff: object) -> None:
         if request_id != self._request_id or self._request is None or not isinstance(diff, PairDiff):
@@ -256,6 +239,9 @@ class DiffView(QWidget):
         left, right = highlights_for(diff, self._request.candidate)
         self.left.set_highlights(left)
         self.right.set_highlights(right)
+        left_points, right_points = insertion_points(diff)
+        self.left.set_insertions(left_points)
+        self.right.set_insertions(right_points)
         self.state_label.setText(
             self.tr("shared passages: {0} · changes inside them: {1}").format(len(diff.segments), len(diff.hunks))
         )
@@ -365,6 +351,16 @@ class DiffView(QWidget):
                 target.scroll_offset_to_top(twin)
         finally:
             self._syncing = False
+
+    def set_highlight_colours(self, colours: dict[HighlightKind, QColor]) -> None:
+        """Use the user's highlight colours (Preferences) in both panes and the legend."""
+        for pane in (self.left, self.right):
+            pane.set_colours(colours)
+        for (kind, _text, _tip), label in zip(legend_entries(), self.legend_labels):
+            if kind in colours:
+                palette = label.palette()
+                palette.setColor(QPalette.ColorRole.Window, colours[kind])
+                label.setPalette(palette)
 
     # -- keys and shutdown --------------------------------------------------------------------
     @staticmethod

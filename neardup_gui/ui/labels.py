@@ -15,59 +15,78 @@ CONTEXT = "neardup"
 
 
 def tr(text: str, context: str = CONTEXT) -> str:
-    """Translate ``text`` (the one translation helper for code outside QObject methods)."""
-    return QCoreApplication.translate(context, text)
+    """Translate ``text`` (the one translation helper for code outside QObject methods).
+
+    The label tables below are extracted under the literal context ``neardup`` (lupdate cannot read
+    a variable); lupdate files a bare ``tr("…")`` call under the empty context, so that is looked up
+    too.
+    """
+    translated = QCoreApplication.translate(context, text)
+    if translated == text and context:
+        translated = QCoreApplication.translate("", text)
+    return translated
 
 
 # Review statuses: the English word first, the seed's Chinese term beside it.
 _REVIEW = {
-    r.REVIEW_PENDING: QT_TRANSLATE_NOOP(CONTEXT, "Pending · 待审"),
-    r.REVIEW_KEEP_BOTH: QT_TRANSLATE_NOOP(CONTEXT, "Keep both · 保留双方"),
-    r.REVIEW_SUGGEST_MERGE: QT_TRANSLATE_NOOP(CONTEXT, "Suggest merged entry · 建议合并检索入口"),
-    r.REVIEW_PUBLIC_QUOTATION: QT_TRANSLATE_NOOP(CONTEXT, "Public quotation · 公共引用"),
-    r.REVIEW_VALID_REVISION: QT_TRANSLATE_NOOP(CONTEXT, "Valid revision · 有效修订"),
-    r.REVIEW_PENDING_ARBITRATION: QT_TRANSLATE_NOOP(CONTEXT, "Needs arbitration · 待仲裁"),
+    r.REVIEW_PENDING: QT_TRANSLATE_NOOP("neardup", "Pending · 待审"),
+    r.REVIEW_KEEP_BOTH: QT_TRANSLATE_NOOP("neardup", "Keep both · 保留双方"),
+    r.REVIEW_SUGGEST_MERGE: QT_TRANSLATE_NOOP("neardup", "Suggest merged entry · 建议合并检索入口"),
+    r.REVIEW_PUBLIC_QUOTATION: QT_TRANSLATE_NOOP("neardup", "Public quotation · 公共引用"),
+    r.REVIEW_VALID_REVISION: QT_TRANSLATE_NOOP("neardup", "Valid revision · 有效修订"),
+    r.REVIEW_PENDING_ARBITRATION: QT_TRANSLATE_NOOP("neardup", "Needs arbitration · 待仲裁"),
 }
 
 _FLAGS = {
-    r.FLAG_EXACT_NORMALIZED: QT_TRANSLATE_NOOP(CONTEXT, "same text"),
-    r.FLAG_EXACT_BYTES: QT_TRANSLATE_NOOP(CONTEXT, "identical files"),
-    r.FLAG_CONTAINED: QT_TRANSLATE_NOOP(CONTEXT, "one inside the other"),
-    r.FLAG_NUMBER_CHANGED: QT_TRANSLATE_NOOP(CONTEXT, "number changed"),
-    r.FLAG_DATE_CHANGED: QT_TRANSLATE_NOOP(CONTEXT, "date changed"),
-    r.FLAG_UNIT_CHANGED: QT_TRANSLATE_NOOP(CONTEXT, "unit changed"),
-    r.FLAG_NEGATION_CHANGED: QT_TRANSLATE_NOOP(CONTEXT, "negation changed"),
-    r.FLAG_CONDITION_CHANGED: QT_TRANSLATE_NOOP(CONTEXT, "condition changed"),
-    r.FLAG_TEMPLATE_ONLY: QT_TRANSLATE_NOOP(CONTEXT, "template only"),
-    r.FLAG_QUOTATION: QT_TRANSLATE_NOOP(CONTEXT, "quotation"),
+    r.FLAG_EXACT_NORMALIZED: QT_TRANSLATE_NOOP("neardup", "same text"),
+    r.FLAG_EXACT_BYTES: QT_TRANSLATE_NOOP("neardup", "identical files"),
+    r.FLAG_CONTAINED: QT_TRANSLATE_NOOP("neardup", "one inside the other"),
+    r.FLAG_NUMBER_CHANGED: QT_TRANSLATE_NOOP("neardup", "number changed"),
+    r.FLAG_DATE_CHANGED: QT_TRANSLATE_NOOP("neardup", "date changed"),
+    r.FLAG_UNIT_CHANGED: QT_TRANSLATE_NOOP("neardup", "unit changed"),
+    r.FLAG_NEGATION_CHANGED: QT_TRANSLATE_NOOP("neardup", "negation changed"),
+    r.FLAG_CONDITION_CHANGED: QT_TRANSLATE_NOOP("neardup", "condition changed"),
+    r.FLAG_TEMPLATE_ONLY: QT_TRANSLATE_NOOP("neardup", "template only"),
+    r.FLAG_QUOTATION: QT_TRANSLATE_NOOP("neardup", "quotation"),
 }
 
 _FILE_STATUS = {
-    r.STATUS_OK: QT_TRANSLATE_NOOP(CONTEXT, "read"),
-    r.STATUS_EMPTY: QT_TRANSLATE_NOOP(CONTEXT, "empty"),
-    r.STATUS_BINARY: QT_TRANSLATE_NOOP(CONTEXT, "binary, skipped"),
-    r.STATUS_UNDECODABLE: QT_TRANSLATE_NOOP(CONTEXT, "unknown encoding"),
-    r.STATUS_UNREADABLE: QT_TRANSLATE_NOOP(CONTEXT, "unreadable"),
-    r.STATUS_TOO_LARGE: QT_TRANSLATE_NOOP(CONTEXT, "too large"),
-    r.STATUS_NO_SHINGLES: QT_TRANSLATE_NOOP(CONTEXT, "too short to compare"),
-    r.STATUS_SKIPPED_LINK: QT_TRANSLATE_NOOP(CONTEXT, "link, skipped"),
-    r.STATUS_EXCLUDED: QT_TRANSLATE_NOOP(CONTEXT, "excluded by pattern"),
+    r.STATUS_OK: QT_TRANSLATE_NOOP("neardup", "read"),
+    r.STATUS_EMPTY: QT_TRANSLATE_NOOP("neardup", "empty"),
+    r.STATUS_BINARY: QT_TRANSLATE_NOOP("neardup", "binary, skipped"),
+    r.STATUS_UNDECODABLE: QT_TRANSLATE_NOOP("neardup", "cannot be decoded or extracted"),
+    r.STATUS_UNREADABLE: QT_TRANSLATE_NOOP("neardup", "unreadable"),
+    r.STATUS_TOO_LARGE: QT_TRANSLATE_NOOP("neardup", "too large"),
+    r.STATUS_NO_SHINGLES: QT_TRANSLATE_NOOP("neardup", "too short to compare"),
+    r.STATUS_SKIPPED_LINK: QT_TRANSLATE_NOOP("neardup", "link, skipped"),
+    r.STATUS_EXCLUDED: QT_TRANSLATE_NOOP("neardup", "excluded by pattern"),
+    r.STATUS_NO_TEXT_LAYER: QT_TRANSLATE_NOOP("neardup", "no text layer (scanned PDF)"),
 }
 
 _METHODS = {
-    r.METHOD_MINHASH: QT_TRANSLATE_NOOP(CONTEXT, "MinHash + LSH (Jaccard)"),
-    r.METHOD_EXACT: QT_TRANSLATE_NOOP(CONTEXT, "Exact copies only"),
-    r.METHOD_JACCARD: QT_TRANSLATE_NOOP(CONTEXT, "Exact Jaccard, all pairs"),
-    r.METHOD_TFIDF: QT_TRANSLATE_NOOP(CONTEXT, "Character TF-IDF cosine"),
-    r.METHOD_SIMHASH: QT_TRANSLATE_NOOP(CONTEXT, "SimHash"),
-    r.METHOD_CONTAINMENT: QT_TRANSLATE_NOOP(CONTEXT, "Containment"),
+    r.METHOD_MINHASH: QT_TRANSLATE_NOOP("neardup", "MinHash + LSH (Jaccard)"),
+    r.METHOD_EXACT: QT_TRANSLATE_NOOP("neardup", "Exact copies only"),
+    r.METHOD_JACCARD: QT_TRANSLATE_NOOP("neardup", "Exact Jaccard, all pairs"),
+    r.METHOD_TFIDF: QT_TRANSLATE_NOOP("neardup", "Character TF-IDF cosine"),
+    r.METHOD_SIMHASH: QT_TRANSLATE_NOOP("neardup", "SimHash"),
+    r.METHOD_CONTAINMENT: QT_TRANSLATE_NOOP("neardup", "Containment"),
+}
+
+# Short names for the "Found by" column.
+_METHODS_SHORT = {
+    r.METHOD_MINHASH: QT_TRANSLATE_NOOP("neardup", "MinHash"),
+    r.METHOD_EXACT: QT_TRANSLATE_NOOP("neardup", "exact copy"),
+    r.METHOD_JACCARD: QT_TRANSLATE_NOOP("neardup", "Jaccard"),
+    r.METHOD_TFIDF: QT_TRANSLATE_NOOP("neardup", "TF-IDF"),
+    r.METHOD_SIMHASH: QT_TRANSLATE_NOOP("neardup", "SimHash"),
+    r.METHOD_CONTAINMENT: QT_TRANSLATE_NOOP("neardup", "containment"),
 }
 
 _RETAINED = {
-    "": QT_TRANSLATE_NOOP(CONTEXT, "Not chosen"),
-    "left": QT_TRANSLATE_NOOP(CONTEXT, "Left"),
-    "right": QT_TRANSLATE_NOOP(CONTEXT, "Right"),
-    "both": QT_TRANSLATE_NOOP(CONTEXT, "Both"),
+    "": QT_TRANSLATE_NOOP("neardup", "Not chosen"),
+    "left": QT_TRANSLATE_NOOP("neardup", "Left"),
+    "right": QT_TRANSLATE_NOOP("neardup", "Right"),
+    "both": QT_TRANSLATE_NOOP("neardup", "Both"),
 }
 
 
@@ -99,6 +118,11 @@ def file_status_label(status: str) -> str:
 def method_label(method: str) -> str:
     """Name of a screening method."""
     return _label(_METHODS, method)
+
+
+def methods_text(methods: tuple[str, ...] | list[str]) -> str:
+    """The methods that found a pair, as short names, e.g. ``MinHash, containment``."""
+    return ", ".join(_label(_METHODS_SHORT, m) for m in methods)
 
 
 def retained_label(retained: str) -> str:

@@ -37,7 +37,7 @@ OKABE_ITO = {
 }
 
 
-def _tint(hex_colour: str, share: float) -> QColor:
+def tint(hex_colour: str, share: float) -> QColor:
     """``share`` of the colour mixed into white (0 = white, 1 = the colour)."""
     base = QColor(hex_colour)
     return QColor(
@@ -48,14 +48,16 @@ def _tint(hex_colour: str, share: float) -> QColor:
 
 
 BACKGROUND = {
-    HighlightKind.UNIQUE: _tint(OKABE_ITO["reddish_purple"], 0.28),
-    HighlightKind.SHARED: _tint(OKABE_ITO["sky_blue"], 0.25),
-    HighlightKind.CHANGED: _tint(OKABE_ITO["yellow"], 0.60),
-    HighlightKind.REVISION: _tint(OKABE_ITO["vermillion"], 0.45),
-    HighlightKind.CURRENT: _tint(OKABE_ITO["sky_blue"], 0.60),
+    HighlightKind.UNIQUE: tint(OKABE_ITO["reddish_purple"], 0.28),
+    HighlightKind.SHARED: tint(OKABE_ITO["sky_blue"], 0.25),
+    HighlightKind.CHANGED: tint(OKABE_ITO["yellow"], 0.60),
+    HighlightKind.REVISION: tint(OKABE_ITO["vermillion"], 0.45),
+    HighlightKind.CURRENT: tint(OKABE_ITO["sky_blue"], 0.60),
 }
 # Revision evidence is also underlined, so it stays visible when printed in grey.
 UNDERLINE = {HighlightKind.REVISION: QColor(OKABE_ITO["vermillion"])}
+# The thin bar where one side lacks text the other side has: dark, so it shows on every tint.
+INSERTION_COLOR = QColor(OKABE_ITO["blue"])
 
 
 def legend_entries() -> list[tuple[HighlightKind, str, str]]:

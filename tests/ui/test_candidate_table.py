@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from dataclasses import replace
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMenu
+
+from neardup_gui.core import records
 from neardup_gui.core.records import (
     FLAG_NEGATION_CHANGED,
     FLAG_NUMBER_CHANGED,
@@ -11,7 +15,7 @@ from neardup_gui.core.records import (
     REVIEW_KEEP_BOTH,
     REVIEW_VALID_REVISION,
 )
-from neardup_gui.ui.candidate_filter import ANY_REVISION
+from neardup_gui.ui.candidate_filter import ANY_EXACT, ANY_REVISION, NO_FLAG
 from neardup_gui.ui.candidate_model import CANDIDATE_ROLE, SORT_ROLE, CandidateModel, Column
 from neardup_gui.ui.candidate_view import CandidateView
 from ui_factories import make_candidate, make_document
@@ -138,3 +142,54 @@ def test_ten_thousand_rows_sort_and_filter(qtbot) -> None:
     assert values == sorted(values, reverse=True)
     view.min_score.setValue(0.5)
     assert view.shown_count() == sum(1 for c in candidates if c.jaccard >= 0.5)
+
+
+def test_method_columns_start_hidden_and_the_header_menu_shows_them(qtbot) -> None:
+    view = filled_view(qtbot)
+    for col in (Column.TFIDF, Column.SIMHASH, Column.METHODS):
+        assert not view.is_column_visible(col)
+    menu = view.fill_column_menu(QMenu())
+    actions = {a.text(): a for a in menu.actions()}
+    assert {"TF-IDF cos", "SimHash dist", "Found by"} <= set(actions)
+    actions["TF-IDF cos"].setChecked(True)
+    assert view.is_column_visible(Column.TFIDF)
+    assert not actions["Found by"].isChecked()
+
+
+def test_method_scores_sort_on_true_values_with_missing_ones_last(qtbot) -> None:
+    docs = {d: make_document(d, f"src/{d}.txt") for d in "abcd"}
+    scored = [
+        replace(make_candidate("a", "b", 0.5), tfidf_cosine=0.8, simhash_distance=12, methods=("minhash", "containment")),
+        replace(make_candidate("a", "c", 0.5), tfidf_cosine=None, simhash_distance=None),
+        replace(make_candidate("a", "d", 0.5), tfidf_cosine=0.95, simhash_distance=3, methods=("tfidf",)),
+    ]
+    model = CandidateModel()
+    model.set_candidates(scored, docs)
+    view = CandidateView(model)
+    qtbot.addWidget(view)
+    view.table.sortByColumn(Column.TFIDF, Qt.SortOrder.DescendingOrder)
+    assert column_values(view, Column.TFIDF, Qt.ItemDataRole.DisplayRole) == ["0.950", "0.800", "—"]
+    view.table.sortByColumn(Column.SIMHASH, Qt.SortOrder.AscendingOrder)
+    assert column_values(view, Column.SIMHASH, Qt.ItemDataRole.DisplayRole) == ["3", "12", "—"]
+    assert column_values(view, Column.METHODS, Qt.ItemDataRole.DisplayRole) == ["TF-IDF", "MinHash, containment", "MinHash"]
+
+
+def test_the_flag_filter_offers_every_flag_the_engine_sets(qtbot) -> None:
+    view = filled_view(qtbot)
+    offered = {view.flag_filter.itemData(i) for i in range(view.flag_filter.count())}
+    every_flag = {getattr(records, name) for name in dir(records) if name.startswith("FLAG_")}
+    assert every_flag <= offered
+    view.flag_filter.setCurrentIndex(view.flag_filter.findData(ANY_EXACT))
+    assert view.shown_count() == 0
+    view.flag_filter.setCurrentIndex(view.flag_filter.findData(NO_FLAG))
+    assert view.shown_count() == 2
+
+
+def test_a_stale_decision_says_so_in_the_status_column(qtbot) -> None:
+    model = CandidateModel()
+    model.set_candidates(CANDIDATES, DOCS, {("a", "b"): REVIEW_KEEP_BOTH}, stale=[("a", "b")])
+    row = model.row_of(("a", "b"))
+    assert model.index(row, Column.STATUS).data() == "Keep both · 保留双方 (stale: file changed)"
+    assert "changed since" in model.index(row, Column.STATUS).data(Qt.ItemDataRole.ToolTipRole)
+    model.set_status(("a", "b"), REVIEW_KEEP_BOTH, stale=False)
+    assert model.index(row, Column.STATUS).data() == "Keep both · 保留双方"

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QTextCursor
+from dataclasses import replace
 
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor, QTextCursor
+
+from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.normalize import normalize
 from neardup_gui.core.records import FLAG_NUMBER_CHANGED, FlagEvidence, NormalizeOptions
+from neardup_gui.ui.diff_highlights import insertion_points
 from neardup_gui.ui.diff_pane import DiffPane, Highlight
 from neardup_gui.ui.diff_view import BACKGROUND_CHARS, DiffView, PairRequest
 from neardup_gui.ui.offsets import OffsetMap
-from neardup_gui.ui.palette import HighlightKind
+from neardup_gui.ui.palette import INSERTION_COLOR, HighlightKind
 from ui_factories import make_candidate, make_document
 
 OPTIONS = NormalizeOptions()
@@ -181,3 +185,36 @@ def test_synchronized_scrolling_follows_the_twin_passage(qtbot) -> None:
     before = view.right.verticalScrollBar().value()
     view.left.scroll_offset_to_top(left.index(lines[90]))
     assert view.right.verticalScrollBar().value() == before
+
+
+def test_an_inserted_word_gets_a_thin_marker_on_the_side_that_lacks_it(qtbot) -> None:
+    view = make_view(qtbot)
+    rule = "对已签发稿件仅作文字技术性修改的，需要重新履行签发手续。"
+    left = SHARED + rule + TAIL
+    right = SHARED + rule.replace("需要", "不需要") + TAIL + "\n（来源：青溪新闻网）"
+    shown(qtbot, view, request(left, right))
+    at_insertion = left.index("需要")
+    assert at_insertion in view.left.insertions()  # 不 is only on the right
+    assert len(left) - 1 <= max(view.left.insertions()) <= len(left)  # the source line, after the text
+    assert view.right.insertions() == []  # the right lacks nothing
+    view.show()
+    qtbot.waitExposed(view)
+    image = view.grab().toImage()
+    rect = view.left.insertion_rect(at_insertion)
+    centre = view.left.viewport().mapTo(view, rect.center())
+    assert QColor(image.pixel(centre.x(), centre.y())).name() == INSERTION_COLOR.name()
+
+
+def test_insertion_points_ignore_gaps_where_both_sides_differ() -> None:
+    left = SHARED + "甲方案作废，另行通知各部门。" + TAIL
+    right = SHARED + "乙方案照旧执行，不再另行安排。" + TAIL
+    left_points, right_points = insertion_points(pair_diff(left, right, OPTIONS, min_len=5))
+    assert left_points == [] and right_points == []
+
+
+def test_extracted_documents_name_their_extractor_instead_of_an_encoding(qtbot) -> None:
+    view = make_view(qtbot)
+    req = request(SHARED, SHARED)
+    docx = make_document("l", "a/通知.docx", encoding="", extractor="docx")
+    view.show_pair(replace(req, left_doc=docx))
+    assert "docx" in view.left_title.text() and "?" not in view.left_title.text()
