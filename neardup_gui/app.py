@@ -189,6 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging()
     app = _application()
     install_excepthook(capture=bool(args.capture))
+    if not args.capture:
+        from neardup_gui.ui.background import warm_up_engine
+
+        warm_up_engine()  # numba loads while the window opens, not during the first large screen
 
     from PySide6.QtCore import QCoreApplication, QEvent
 
@@ -217,7 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.capture:
                 return run_capture(app, window, Path(args.capture).expanduser())
             window.show()
-            if window.source is not None:
+            # Without a folder on the command line, the last workspace comes back as it was left.
+            if not (args.source or args.workspace) and window.workspaces.restore_last():
+                pass
+            elif window.source is not None:
                 window.start_screen()
             return int(app.exec())  # type: ignore[attr-defined]
         finally:

@@ -1,4 +1,5 @@
-"""The decision form for the selected pair: status, reason, retained version, source, reviewer.
+"""The decision form for the selected pair: status, reason, retained version, related source,
+original source, author, reprint permission and reviewer.
 
 A status button (or Ctrl+0 … Ctrl+5) is the decision: it emits ``decision_made`` at once with the
 other fields as they stand. Edits to the other fields afterwards are saved with Save (Ctrl+S) or
@@ -96,7 +97,14 @@ class DecisionForm(QWidget):
         for choice in RETAINED_CHOICES:
             self.retained_combo.addItem(retained_label(choice), choice)
         self.related_edit = QLineEdit()
-        self.related_edit.setPlaceholderText(self.tr("Original source, author, reprint permission"))
+        self.related_edit.setPlaceholderText(self.tr("Related document, e.g. the feature an excerpt comes from"))
+        self.original_source_edit = QLineEdit()
+        self.original_source_edit.setPlaceholderText(self.tr("Where the text first appeared"))
+        self.author_edit = QLineEdit()
+        self.author_edit.setPlaceholderText(self.tr("Author or correspondent"))
+        self.reprint_edit = QLineEdit()
+        self.reprint_edit.setPlaceholderText(self.tr("e.g. granted in writing 2024-05-01"))
+        self._text_fields = (self.related_edit, self.original_source_edit, self.author_edit, self.reprint_edit)
         self.reviewer_edit = QLineEdit(_default_reviewer())
         self.time_label = QLabel()
         self.time_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -107,6 +115,9 @@ class DecisionForm(QWidget):
         form.addRow(self.tr("Reason"), self.reason_edit)
         form.addRow(self.tr("Retained"), self.retained_combo)
         form.addRow(self.tr("Related source"), self.related_edit)
+        form.addRow(self.tr("Original source"), self.original_source_edit)
+        form.addRow(self.tr("Author"), self.author_edit)
+        form.addRow(self.tr("Reprint permission"), self.reprint_edit)
         form.addRow(self.tr("Reviewer"), self.reviewer_edit)
         form.addRow(self.tr("Reviewed"), self.time_label)
 
@@ -144,7 +155,8 @@ class DecisionForm(QWidget):
         self.status_group.idClicked.connect(self._on_status_clicked)
         self.reason_edit.textChanged.connect(self._mark_dirty)
         self.retained_combo.currentIndexChanged.connect(self._mark_dirty)
-        self.related_edit.textEdited.connect(self._mark_dirty)
+        for edit in self._text_fields:
+            edit.textEdited.connect(self._mark_dirty)
         self.reviewer_edit.editingFinished.connect(lambda: self.reviewer_changed.emit(self.reviewer()))
         self.save_button.clicked.connect(self.save)
         self.save_next_button.clicked.connect(self.save_and_next)
@@ -188,6 +200,9 @@ class DecisionForm(QWidget):
             retained = latest.retained if latest is not None and latest.retained in RETAINED_CHOICES else ""
             self.retained_combo.setCurrentIndex(RETAINED_CHOICES.index(retained))
             self.related_edit.setText(latest.related_source if latest else "")
+            self.original_source_edit.setText(latest.original_source if latest else "")
+            self.author_edit.setText(latest.author if latest else "")
+            self.reprint_edit.setText(latest.reprint_permission if latest else "")
             if latest is not None:
                 self.time_label.setText(self.tr("{0} by {1}").format(latest.time, latest.reviewer))
             else:
@@ -220,7 +235,7 @@ class DecisionForm(QWidget):
     def _update_enabled(self) -> None:
         available = self.property("decisions_available") is not False
         on = available and self._candidate is not None
-        for widget in (*self.status_buttons.values(), self.reason_edit, self.retained_combo, self.related_edit):
+        for widget in (*self.status_buttons.values(), self.reason_edit, self.retained_combo, *self._text_fields):
             widget.setEnabled(on)
         self.save_button.setEnabled(on)
         self.save_next_button.setEnabled(on)
@@ -244,6 +259,9 @@ class DecisionForm(QWidget):
             reason=self.reason_edit.toPlainText().strip(),
             retained=str(self.retained_combo.currentData() or ""),
             related_source=self.related_edit.text().strip(),
+            original_source=self.original_source_edit.text().strip(),
+            author=self.author_edit.text().strip(),
+            reprint_permission=self.reprint_edit.text().strip(),
             left_sha256=left_doc.sha256 if left_doc is not None else "",
             right_sha256=right_doc.sha256 if right_doc is not None else "",
         )

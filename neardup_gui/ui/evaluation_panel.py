@@ -8,9 +8,9 @@
   at every 0.01);
 - the LSH S-curve of the bands x rows in use, with the threshold line.
 
-Picking a table row selects its k, split and threshold. The "Load labels…" button calls the
-callback the window passes in (the window chooses the file and runs the evaluation, then calls
-``set_report``). Works standalone. Imports PySide6 and ``neardup_gui.core`` only.
+Picking a table row selects its k, split and threshold. The "Load labels…" and "Use my decisions as
+labels" buttons call the callbacks the window passes in (the window chooses the file and runs the
+evaluation, then calls ``set_report``). Works standalone. Imports PySide6 and ``neardup_gui.core`` only.
 """
 
 from __future__ import annotations
@@ -163,11 +163,18 @@ class EvaluationPanel(QWidget):
     """
 
     load_labels_requested = Signal()
+    use_decisions_requested = Signal()
     selection_changed = Signal(int, float, str)
 
-    def __init__(self, on_load_labels: Callable[[], None] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        on_load_labels: Callable[[], None] | None = None,
+        parent: QWidget | None = None,
+        on_use_decisions: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self._on_load_labels = on_load_labels
+        self._on_use_decisions = on_use_decisions
         self._report: EvaluationReport | None = None
         self._banding: tuple[int, int] | None = None
         self._updating = False
@@ -176,6 +183,11 @@ class EvaluationPanel(QWidget):
         self.load_button.setToolTip(self.tr("Choose a CSV or XLSX of labelled pairs (left, right, label 1/0, "
                                             "reason, split) and evaluate the current screen against it"))  # fmt: skip
         self.load_button.clicked.connect(self._load_clicked)
+        self.decisions_button = QPushButton(self.tr("Use my decisions as labels"))
+        self.decisions_button.setToolTip(self.tr("Evaluate the screen against the review decisions saved in "
+                                                 "the workspace (merge = duplicate, others = not)"))  # fmt: skip
+        self.decisions_button.clicked.connect(self._decisions_clicked)
+        self.decisions_button.setVisible(on_use_decisions is not None)
         self.source_label = QLabel(self.tr("No labels evaluated yet."))
         self.source_label.setWordWrap(True)
         self.k_combo = QComboBox()
@@ -218,6 +230,7 @@ class EvaluationPanel(QWidget):
     def _build_layout(self) -> None:
         top = QHBoxLayout()
         top.addWidget(self.load_button)
+        top.addWidget(self.decisions_button)
         top.addWidget(self.source_label, 1)
         controls = QHBoxLayout()
         for text, widget in ((self.tr("k:"), self.k_combo), (self.tr("Split:"), self.split_combo),
@@ -311,6 +324,18 @@ class EvaluationPanel(QWidget):
         self.load_labels_requested.emit()
         if self._on_load_labels is not None:
             self._on_load_labels()
+
+    def _decisions_clicked(self) -> None:
+        self.use_decisions_requested.emit()
+        if self._on_use_decisions is not None:
+            self._on_use_decisions()
+
+    def set_busy(self, busy: bool, text: str = "") -> None:
+        """Disable the buttons while an evaluation runs, and say so."""
+        self.load_button.setEnabled(not busy)
+        self.decisions_button.setEnabled(not busy)
+        if text:
+            self.source_label.setText(text)
 
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self._updating:

@@ -1,8 +1,11 @@
-"""The review workbench: source and workspace, parameters, candidates, files, diff and decisions.
+"""The review workbench: source and workspace, parameters, candidates, groups, boilerplate, files,
+evaluation, diff, decisions and their history.
 
 The window wires the parts together and owns the source folder, the workspace and the screens,
-which run on ``ScreenRunner``'s thread; ``ReviewController`` owns the review of the results shown
-(and pauses deciding while a screen holds the review session).
+which run on ``ScreenRunner``'s thread. ``ReviewController`` owns the review of the results shown
+(and pauses deciding while a screen holds the review session); ``WorkspaceController`` opens
+workspaces and exports; ``EvaluationController`` and ``OverviewController`` feed the Evaluation,
+Groups and Boilerplate tabs. Shorter background work runs on ``JobRunner``.
 Imports PySide6, ``neardup_gui.tasks`` and ``neardup_gui.io`` (paths, session) only.
 """
 
@@ -13,7 +16,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -30,17 +33,25 @@ from neardup_gui import tasks
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.paths import OutputInsideSourceError, default_workspace, ensure_outside_source
 from neardup_gui.ui.app_menus import install_app_menus
+from neardup_gui.ui.background import JobRunner
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
 from neardup_gui.ui.diff_view import DiffView
+from neardup_gui.ui.evaluation_controller import EvaluationController
 from neardup_gui.ui.files_view import FilesModel, FilesView
+from neardup_gui.ui.history_panel import HistoryPanel
+from neardup_gui.ui.overview_controller import OverviewController
 from neardup_gui.ui.params_panel import ParamsPanel
 from neardup_gui.ui.progress_panel import ProgressPanel
 from neardup_gui.ui.review_controller import ReviewController
 from neardup_gui.ui.settings import AppSettings
 from neardup_gui.ui.source_bar import SourceBar
+from neardup_gui.ui.window_menus import WindowMenus
 from neardup_gui.ui.worker import ScreenRunner
+from neardup_gui.ui.workspace_controller import WorkspaceController
+
+HEADER_KEY = "candidates_v2"  # the candidate table's header state (v2: method score columns)
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +77,9 @@ class MainWindow(QMainWindow):
         self.workspace: Path | None = None
         self.last_message: QMessageBox | None = None
         self._screen_started = 0.0
+        self._sizes_before_evaluation: list[int] | None = None
         self.runner = ScreenRunner(self)
+        self.jobs = JobRunner(self)
 
         self.candidate_model = CandidateModel(self)
         self.files_model = FilesModel(self)
@@ -77,10 +90,16 @@ class MainWindow(QMainWindow):
         self.files_view = FilesView(self.files_model)
         self.diff_view = DiffView()
         self.decision_form = DecisionForm()
+        self.history_panel = HistoryPanel()
         self.progress = ProgressPanel()
-        self.review = ReviewController(self.candidate_model, self.candidate_view, self.diff_view, self.decision_form, self)
+        self.review = ReviewController(
+            self.candidate_model, self.candidate_view, self.diff_view, self.decision_form, self.history_panel, self
+        )
+        self.workspaces = WorkspaceController(self)
+        self.evaluation = EvaluationController(self)
+        self.overview = OverviewController(self)
         self._build_layout()
-        self._build_actions()
+        self.menus = WindowMenus(self)
         self._connect()
         self._restore_state()
         self.setAcceptDrops(True)
@@ -91,8 +110,15 @@ class MainWindow(QMainWindow):
     def _build_layout(self) -> None:
         self.tabs = QTabWidget()
         self.tabs.addTab(self.candidate_view, self.tr("Candidate pairs"))
+        self.tabs.addTab(self.overview.groups_view, self.tr("Groups"))
+        self.tabs.addTab(self.overview.boilerplate_view, self.tr("Boilerplate"))
         self.tabs.addTab(self.files_view, self.tr("Files"))
         self.tabs.addTab(_scrolled(self.params_panel), self.tr("Parameters"))
+        self.tabs.addTab(self.evaluation.panel, self.tr("Evaluation"))
+        self.side_tabs = QTabWidget()
+        self.side_tabs.addTab(_scrolled(self.decision_form), self.tr("Decision"))
+        self.side_tabs.addTab(self.history_panel, self.tr("History"))
+        self.side_tabs.setMinimumWidth(300)
         self.center_splitter = QSplitter(Qt.Orientation.Vertical)
         self.center_splitter.setChildrenCollapsible(False)
         self.center_splitter.addWidget(self.tabs)
@@ -101,12 +127,10 @@ class MainWindow(QMainWindow):
         self.center_splitter.setStretchFactor(1, 3)
         self.main_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.main_splitter.setChildrenCollapsible(False)
-        form_area = _scrolled(self.decision_form)
-        form_area.setMinimumWidth(290)
         self.main_splitter.addWidget(self.center_splitter)
-        self.main_splitter.addWidget(form_area)
+        self.main_splitter.addWidget(self.side_tabs)
         self.main_splitter.setStretchFactor(0, 1)
-        self.main_splitter.setSizes([1090, 300])
+        self.main_splitter.setSizes([1060, 330])
         self.center_splitter.setSizes([330, 470])
         toolbar = self.addToolBar(self.tr("Source"))
         toolbar.setObjectName("source_toolbar")
@@ -118,38 +142,6 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.main_splitter, 1)
         self.setCentralWidget(central)
         self.statusBar().addPermanentWidget(self.progress)
-
-    def _action(self, text: str, slot: object, shortcut: QKeySequence | str | None = None) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        self.addAction(action)  # shortcuts work wherever the focus is in the window
-        return action
-
-    def _build_actions(self) -> None:
-        self.open_action = self._action(self.tr("&Open folder…"), self.choose_source, QKeySequence.StandardKey.Open)
-        self.workspace_action = self._action(self.tr("Choose &workspace…"), self.choose_workspace)
-        self.screen_action = self._action(self.tr("&Screen"), self.start_screen, "F5")
-        self.cancel_action = self._action(self.tr("&Cancel screen"), self.progress.request_cancel)
-        self.cancel_action.setEnabled(False)
-        quit_action = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
-        next_key, previous_key = DiffView.navigation_keys()
-        self.next_action = self._action(self.tr("&Next overlap"), self.diff_view.next_overlap, next_key)
-        self.previous_action = self._action(self.tr("&Previous overlap"), self.diff_view.previous_overlap, previous_key)
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
-        for action in (self.open_action, self.workspace_action):
-            file_menu.addAction(action)
-        file_menu.addMenu(self.recent_menu)
-        file_menu.addSeparator()
-        file_menu.addAction(self.screen_action)
-        file_menu.addAction(self.cancel_action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-        view_menu = self.menuBar().addMenu(self.tr("&View"))
-        view_menu.addAction(self.next_action)
-        view_menu.addAction(self.previous_action)
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
 
     def _connect(self) -> None:
         self.source_bar.choose_source_requested.connect(self.choose_source)
@@ -164,12 +156,18 @@ class MainWindow(QMainWindow):
         self.review.error.connect(self.show_error)
         self.review.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.review.reviewer_used.connect(self.settings.set_reviewer)
+        self.review.reviewer_used.connect(self._set_arbitrator_default)
         self.decision_form.reviewer_changed.connect(self.settings.set_reviewer)
+        self.decision_form.reviewer_changed.connect(self._set_arbitrator_default)
         self.diff_view.sync_scroll_changed.connect(self.settings.set_sync_scroll)
+        self.params_panel.params_changed.connect(self._update_banding)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
 
     def _restore_state(self) -> None:
         self.params_panel.set_params(self.settings.last_params() or ScreenParams())
+        self._update_banding()
         self.decision_form.set_reviewer(self.settings.reviewer())
+        self._set_arbitrator_default(self.settings.reviewer())
         self.diff_view.set_sync_scroll(self.settings.sync_scroll())
         geometry = self.settings.window_geometry()
         if geometry is not None:
@@ -178,7 +176,7 @@ class MainWindow(QMainWindow):
             state = self.settings.splitter_state(name)
             if state is not None:
                 splitter.restoreState(state)
-        self.candidate_view.restore_header_state(self.settings.header_state("candidates"))
+        self.candidate_view.restore_header_state(self.settings.header_state(HEADER_KEY))
 
     # -- source and workspace -------------------------------------------------------------------
     def choose_source(self) -> None:
@@ -234,14 +232,22 @@ class MainWindow(QMainWindow):
         self.source_bar.set_workspace(str(folder))
         return True
 
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        folders = self.settings.recent_folders()
-        for folder in folders:
-            action = self.recent_menu.addAction(folder.replace("&", "&&"))  # no mnemonics in paths
-            action.triggered.connect(lambda _checked=False, f=folder: self.set_source(Path(f)))
-        if not folders:
-            self.recent_menu.addAction(self.tr("(none yet)")).setEnabled(False)
+    def _on_tab_changed(self, _index: int = -1) -> None:
+        """The Evaluation tab's charts need height: it gets most of the column while it is shown."""
+        on_evaluation = self.tabs.currentWidget() is self.evaluation.panel
+        if on_evaluation and self._sizes_before_evaluation is None:
+            self._sizes_before_evaluation = sizes = self.center_splitter.sizes()
+            top = round(sum(sizes) * 0.7)
+            self.center_splitter.setSizes([top, sum(sizes) - top])
+        elif not on_evaluation and self._sizes_before_evaluation is not None:
+            self.center_splitter.setSizes(self._sizes_before_evaluation)
+            self._sizes_before_evaluation = None
+
+    def _update_banding(self) -> None:
+        self.evaluation.set_banding(*self.params_panel.banding())
+
+    def _set_arbitrator_default(self, name: str) -> None:
+        self.history_panel.arbitrator_default = name
 
     def _update_title(self) -> None:
         where = str(self.source) if self.source else self.tr("no folder")
@@ -271,6 +277,9 @@ class MainWindow(QMainWindow):
         """Screen the source with the panel's parameters in the background."""
         if self.runner.running:
             return False
+        if self.jobs.busy("evaluate", "open"):
+            self.statusBar().showMessage(self.tr("Wait for the evaluation or the opening workspace first."), 5000)
+            return False
         if self.source is None:
             self.show_error(self.tr("No source folder"), self.tr("Choose a source folder first."))
             return False
@@ -280,6 +289,7 @@ class MainWindow(QMainWindow):
             self.show_error(self.tr("Parameters not valid"), str(exc))
             return False
         self.settings.set_last_params(params)
+        self.jobs.cancel("boilerplate")  # the screen needs both cores; a new search follows it
         self.review.pause(self.tr("Deciding resumes when the screen ends."))
         self._screen_started = time.monotonic()
         self.progress.start()
@@ -289,9 +299,7 @@ class MainWindow(QMainWindow):
     def _on_running_changed(self, running: bool) -> None:
         self.source_bar.set_running(running)
         self.params_panel.setEnabled(not running)
-        for action in (self.screen_action, self.open_action, self.workspace_action):
-            action.setEnabled(not running)
-        self.cancel_action.setEnabled(running)
+        self.menus.set_running(running)
         if not running:
             self.progress.stop()
 
@@ -300,9 +308,32 @@ class MainWindow(QMainWindow):
         """The results shown (the last screen that finished)."""
         return self.review.outcome
 
-    def _on_screen_finished(self, outcome: tasks.ScreenOutcome) -> None:
+    def _show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
         self.files_model.set_documents(outcome.documents)
         self.review.show_outcome(outcome)
+        self.overview.show_outcome(outcome)
+        self.evaluation.panel.clear()
+        if outcome.out_dir is not None:
+            self.settings.set_last_workspace(outcome.out_dir)
+
+    def show_loaded_outcome(self, outcome: tasks.ScreenOutcome) -> None:
+        """Show a workspace's stored run as if it had just been screened (texts read again)."""
+        if self.runner.running:
+            return
+        self.source, self.workspace = outcome.source, outcome.out_dir
+        self.source_bar.set_source(str(outcome.source))
+        self.source_bar.set_workspace(str(outcome.out_dir))
+        if outcome.source.is_dir() and outcome.out_dir is not None:
+            self.settings.add_recent_folder(outcome.source)
+            self.settings.set_workspace_for(outcome.source, outcome.out_dir)
+        self.params_panel.set_params(outcome.params)
+        self._update_banding()
+        self._update_title()
+        self._show_outcome(outcome)
+        self.outcome_shown.emit(outcome)
+
+    def _on_screen_finished(self, outcome: tasks.ScreenOutcome) -> None:
+        self._show_outcome(outcome)
         usable = sum(1 for d in outcome.documents if d.usable)
         self.statusBar().showMessage(
             self.tr("{0} pairs among {1} files ({2} compared) in {3:.1f} s.").format(
@@ -322,6 +353,7 @@ class MainWindow(QMainWindow):
 
     def _on_screen_cancelled(self) -> None:
         self.review.resume()
+        self.overview.resume()
         if self.outcome is not None:
             self.statusBar().showMessage(self.tr("Screen cancelled; the previous results are still shown."), 8000)
         else:
@@ -329,6 +361,7 @@ class MainWindow(QMainWindow):
 
     def _on_screen_failed(self, message: str, details: str) -> None:
         self.review.resume()
+        self.overview.resume()
         self.show_error(self.tr("The screen failed"), message, details)
 
     # -- messages and closing -------------------------------------------------------------------
@@ -346,12 +379,15 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.runner.shutdown()
+        self.jobs.shutdown()
         self.diff_view.shutdown()
+        if self._sizes_before_evaluation is not None:
+            self.center_splitter.setSizes(self._sizes_before_evaluation)
         self.review.close()
         self.settings.set_window_geometry(self.saveGeometry())
         self.settings.set_splitter_state("main", self.main_splitter.saveState())
         self.settings.set_splitter_state("center", self.center_splitter.saveState())
-        self.settings.set_header_state("candidates", self.candidate_view.header_state())
+        self.settings.set_header_state(HEADER_KEY, self.candidate_view.header_state())
         self.settings.sync()
         super().closeEvent(event)
 

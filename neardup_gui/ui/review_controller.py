@@ -1,4 +1,5 @@
-"""The review of one screen's results: selected pair -> diff and form; decisions -> store and table.
+"""The review of one screen's results: selected pair -> diff, form and history; decisions and
+arbitrations -> store and table.
 
 Owns the decision store of the results shown. While a screen runs the review session belongs to the
 screen (it records the new run under the session's writer lock), so ``pause`` closes the store and
@@ -14,12 +15,14 @@ import logging
 from PySide6.QtCore import QObject, Signal
 
 from neardup_gui import tasks
-from neardup_gui.core.records import Candidate, Decision
+from neardup_gui.core.records import Arbitration, Candidate, Decision
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
 from neardup_gui.ui.decision_store import DecisionStore, MemoryDecisionStore, SessionDecisionStore
 from neardup_gui.ui.diff_view import DiffView, PairRequest
+from neardup_gui.ui.history_panel import HistoryPanel
+from neardup_gui.ui.labels import review_label
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,7 @@ class ReviewController(QObject):
     error = Signal(str, str, str)  # title, message, details
     message = Signal(str)  # a short note for the status bar
     reviewer_used = Signal(str)
+    store_changed = Signal(object)  # the DecisionStore now open, or None while paused
 
     def __init__(
         self,
@@ -37,16 +41,18 @@ class ReviewController(QObject):
         view: CandidateView,
         diff_view: DiffView,
         form: DecisionForm,
+        history: HistoryPanel,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.model, self.view, self.diff_view, self.form = model, view, diff_view, form
+        self.model, self.view, self.diff_view, self.form, self.history = model, view, diff_view, form, history
         self.outcome: tasks.ScreenOutcome | None = None
         self.store: DecisionStore | None = None
         self._last_saved: tuple[tuple[str, str], int] | None = None  # pair, its row when saved
         view.candidate_selected.connect(self.show_candidate)
         form.decision_made.connect(self.save_decision)
         form.next_requested.connect(self.select_next)
+        history.arbitration_made.connect(self.save_arbitration)
 
     # -- results ------------------------------------------------------------------------------
     def show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
@@ -54,8 +60,15 @@ class ReviewController(QObject):
         self.outcome = outcome
         self.resume()
         pairs = [c.key for c in outcome.candidates]
-        statuses = self.store.statuses(pairs) if self.store is not None else {}
-        self.model.set_candidates(outcome.candidates, outcome.documents_by_id, statuses)
+        states = self.store.states(pairs) if self.store is not None else {}
+        changed = {d.doc_id for d in outcome.documents if d.path in {p for p, _what in outcome.changed_files}}
+        self.model.set_candidates(
+            outcome.candidates,
+            outcome.documents_by_id,
+            {k: s.status for k, s in states.items()},
+            stale=[k for k, s in states.items() if s.stale],
+            changed_docs=changed,
+        )
         column, order = self.view.proxy.current_sort()
         if column >= 0:
             self.model.sort(column, order)
@@ -67,22 +80,24 @@ class ReviewController(QObject):
         """Release the session (a screen is about to write to it); deciding waits."""
         self._close_store()
         self.form.set_available(False, why)
+        self.history.set_available(False)
 
     def resume(self) -> None:
         """Open the decision store of the results shown."""
         self._close_store()
+        self.history.set_available(True)
         if self.outcome is None:
             self.form.set_available(True)
             return
         if self.outcome.out_dir is None:
-            self.store = MemoryDecisionStore()
+            self._set_store(MemoryDecisionStore())
             self.form.set_available(True, self.tr("No workspace: decisions are kept until the window closes."))
             return
         try:
-            self.store = SessionDecisionStore.open(self.outcome.out_dir / tasks.SESSION_FILE, self.outcome.run.run_id)
+            store = SessionDecisionStore.open(self.outcome.out_dir / tasks.SESSION_FILE, self.outcome.run.run_id)
         except Exception as exc:  # in use elsewhere, unwritable, newer schema: say so, keep reviewing
             log.exception("could not open the review session")
-            self.store = MemoryDecisionStore()
+            self._set_store(MemoryDecisionStore())
             self.error.emit(
                 self.tr("Decisions cannot be saved"),
                 self.tr("The review session could not be opened; decisions are kept only until the window closes."),
@@ -90,7 +105,16 @@ class ReviewController(QObject):
             )
             self.form.set_available(True, self.tr("Decisions are not being saved to disk."))
             return
+        self._set_store(store)
         self.form.set_available(True)
+
+    def _set_store(self, store: DecisionStore | None) -> None:
+        self.store = store
+        self.store_changed.emit(store)
+
+    def session(self) -> object | None:
+        """The open ``ReviewSession`` of the results shown, if decisions go to one."""
+        return self.store.session if isinstance(self.store, SessionDecisionStore) else None
 
     def _close_store(self) -> None:
         if self.store is None:
@@ -102,7 +126,7 @@ class ReviewController(QObject):
         except Exception:
             log.exception("could not remember the selected pair")
         self.store.close()
-        self.store = None
+        self._set_store(None)
 
     def close(self) -> None:
         """Save unsaved form edits and close the store (window closing)."""
@@ -118,9 +142,16 @@ class ReviewController(QObject):
         if candidate is None or self.outcome is None:
             self.diff_view.clear()
             self.form.clear()
+            self.history.set_pair(None, None)
             return
         left_doc = self.model.document(candidate.left)
         right_doc = self.model.document(candidate.right)
+        changed = [d.path for d in (left_doc, right_doc) if d is not None and d.doc_id in self.model.changed_documents()]
+        notice = ""
+        if changed:
+            notice = self.tr("Changed since the screen, so its text is not shown: {0}. Screen again to compare.").format(
+                ", ".join(changed)
+            )
         self.diff_view.show_pair(
             PairRequest(
                 candidate=candidate,
@@ -130,10 +161,22 @@ class ReviewController(QObject):
                 right_text=self.outcome.texts.get(candidate.right, ""),
                 options=self.outcome.params.normalize,
                 min_len=self.outcome.params.k,
+                notice=notice,
             )
         )
         latest = self.store.latest(candidate.key) if self.store is not None else None
         self.form.set_pair(candidate, left_doc, right_doc, latest)
+        self._show_history(candidate)
+
+    def _show_history(self, candidate: Candidate) -> None:
+        state = None
+        if self.store is not None:
+            try:
+                state = self.store.state(candidate.key)
+            except Exception:
+                log.exception("could not read the history of a pair")
+        docs = (self.model.document(candidate.left), self.model.document(candidate.right))
+        self.history.set_pair(candidate, state, docs)
 
     def save_decision(self, decision: Decision) -> None:
         """Store a decision now (one committed transaction) and update that row's status."""
@@ -144,14 +187,36 @@ class ReviewController(QObject):
         self._last_saved = (pair, self.view.table.selectionModel().currentIndex().row())
         try:
             stored = self.store.save(decision)
-            status = self.store.status_of(pair)
+            state = self.store.state(pair)
         except Exception as exc:
             log.exception("could not save a decision")
             self.error.emit(self.tr("The decision was not saved"), str(exc), "")
             return
-        self.model.set_status(pair, status)
+        self.model.set_status(pair, state.status, state.stale)
         self.form.mark_saved(stored)
         self.reviewer_used.emit(stored.reviewer)
+        current = self.view.current_candidate()
+        if current is not None and current.key == pair:
+            self._show_history(current)
+
+    def save_arbitration(self, arbitration: Arbitration) -> None:
+        """Store an arbitration now and show the pair's new status."""
+        if self.store is None:
+            self.message.emit(self.tr("Arbitrating is paused while a screen runs."))
+            return
+        pair = (arbitration.left, arbitration.right)
+        try:
+            self.store.add_arbitration(arbitration)
+            state = self.store.state(pair)
+        except Exception as exc:
+            log.exception("could not save an arbitration")
+            self.error.emit(self.tr("The arbitration was not saved"), str(exc), "")
+            return
+        self.model.set_status(pair, state.status, state.stale)
+        self.message.emit(self.tr("Arbitrated: {0}").format(review_label(state.status)))
+        current = self.view.current_candidate()
+        if current is not None and current.key == pair:
+            self._show_history(current)
 
     def select_next(self) -> None:
         """Go to the pair after the one just decided."""

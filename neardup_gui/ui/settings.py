@@ -1,7 +1,7 @@
 """Remembered UI state behind typed getters: the only module that touches ``QSettings``.
 
 Geometry, splitter and header states, recent folders, the workspace chosen per source, the last
-screening parameters and the reviewer's name. Lists are stored as lists and converted on read; the
+workspace shown (reopened at start-up), the last screening parameters and the reviewer's name. Lists are stored as lists and converted on read; the
 parameters as JSON (``ScreenParams.to_dict``), so a value written by an older version that no longer
 validates falls back to the defaults instead of breaking start-up.
 Imports PySide6.QtCore only.
@@ -102,6 +102,14 @@ class AppSettings:
             chosen = {}
         chosen[str(source)] = str(workspace)
         self._s.setValue("folders/workspaces", json.dumps(chosen, ensure_ascii=False))
+
+    def last_workspace(self) -> str | None:
+        """The workspace whose review was shown last (reopened when the app starts), if any."""
+        value = self._s.value("folders/last_workspace", "")
+        return str(value) if value else None
+
+    def set_last_workspace(self, workspace: Path | str) -> None:
+        self._s.setValue("folders/last_workspace", str(workspace))
 
     # -- screening parameters -------------------------------------------------------------------
     def last_params(self) -> ScreenParams | None:

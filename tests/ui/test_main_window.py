@@ -309,3 +309,29 @@ def test_highlights_land_on_the_right_text_with_cjk_extension_b_characters(make_
     assert left_text == right_text
     assert left_text.startswith("𠮷野家") and "𠀀𠀁𠀂三种古字" in left_text
     assert passage.rstrip("。").endswith(left_text[-10:])
+
+
+def test_escape_says_cancelling_at_once_and_the_screen_stops(screened, qtbot) -> None:
+    window = screened
+    show_active(window, qtbot)
+    clicked = threading.Event()
+    labels: list[str] = []
+
+    def hold_until_escape(*_args: object) -> None:  # runs in the worker thread
+        clicked.wait(timeout=20)
+
+    def press_escape() -> None:  # the GUI thread, while the worker is held mid-screen
+        qtbot.keyClick(window.candidate_view.table, Qt.Key.Key_Escape)
+        labels.append(window.progress.stage_label.text())
+        clicked.set()
+
+    window.runner.worker_created.connect(
+        lambda worker: worker.progress_changed.connect(hold_until_escape, Qt.ConnectionType.DirectConnection)
+    )
+    with qtbot.waitSignal(window.runner.screening_cancelled, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+        QTimer.singleShot(0, press_escape)
+    assert labels == ["Cancelling…"]
+    assert not window.menus.cancel_action.isEnabled() and window.menus.screen_action.isEnabled()
+    # The search for recurring passages the screen interrupted finishes for the results still shown.
+    qtbot.waitUntil(lambda: window.overview.boilerplate_view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)

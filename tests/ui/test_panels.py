@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 from neardup_gui.core.methods.minhash_lsh import collision_probability, optimal_bands_rows
 from neardup_gui.core.records import (
+    FILE_STATUSES,
+    STATUS_NO_TEXT_LAYER,
+    STATUS_UNDECODABLE,
     REVIEW_PENDING_ARBITRATION,
     REVIEW_PUBLIC_QUOTATION,
     REVIEW_STATUSES,
@@ -11,7 +16,9 @@ from neardup_gui.core.records import (
     NormalizeOptions,
     ScreenParams,
 )
+from neardup_gui.ui.background import warm_up_engine
 from neardup_gui.ui.decision_form import DecisionForm
+from neardup_gui.ui.labels import file_status_label
 from neardup_gui.ui.params_panel import ParamsPanel, format_probability
 from neardup_gui.ui.settings import AppSettings
 from ui_factories import make_candidate, make_document
@@ -108,3 +115,16 @@ def test_unreadable_remembered_params_fall_back_to_defaults(tmp_path) -> None:
 def test_probabilities_near_one_are_not_rounded_up_to_certainty() -> None:
     assert format_probability(0.99962) == "99.96%"
     assert format_probability(1.0) == "100.0%" and format_probability(0.548) == "54.8%"
+
+
+def test_file_statuses_say_why_a_file_was_not_compared() -> None:
+    assert file_status_label(STATUS_NO_TEXT_LAYER) == "no text layer (scanned PDF)"
+    assert file_status_label(STATUS_UNDECODABLE) == "cannot be decoded or extracted"
+    assert "_" not in "".join(file_status_label(s) for s in FILE_STATUSES)  # words, never codes
+
+
+def test_the_engine_warm_up_loads_the_compiled_kernel_in_the_background() -> None:
+    thread = warm_up_engine()
+    assert thread.daemon
+    thread.join(timeout=120)
+    assert "neardup_gui.core.methods._sigkernel" in sys.modules

@@ -1,0 +1,171 @@
+"""Short background jobs of the window (export, evaluation, opening a workspace, boilerplate) and
+the engine warm-up.
+
+``JobRunner.start(name, fn, ...)`` runs ``fn(progress)`` in a pool thread and answers on the GUI
+thread through a signal-carrying ``QObject`` (git-cola's Task/Channel): ``succeeded`` with the
+result or ``failed`` with a message and the traceback. Only the GUI thread touches widgets; ``fn``
+must not. Each job gets a ``CallbackProgress`` whose cancel event ``cancel(name)`` sets, so a job
+that checks it stops early; a cancelled job answers ``cancelled``. The runner keeps every job alive
+(its channel and cancel event) until it answered.
+
+``warm_up_engine`` loads the compiled MinHash kernel (numba) in a daemon thread at start-up, so the
+first large screen does not pay for it.
+Imports PySide6 and ``neardup_gui.core`` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+
+log = logging.getLogger(__name__)
+
+
+class _Channel(QObject):
+    """Lives in the GUI thread; pool threads emit through it (queued connections)."""
+
+    succeeded = Signal(object)
+    failed = Signal(str, str)
+    cancelled = Signal()
+
+
+class _Job(QRunnable):
+    def __init__(self, fn: Callable[[CallbackProgress], Any], progress: CallbackProgress, channel: _Channel) -> None:
+        super().__init__()  # auto-deleted by the pool once run() returned (as DiffJob)
+        self._fn, self._progress, self._channel = fn, progress, channel
+
+    def run(self) -> None:
+        try:
+            result = self._fn(self._progress)
+        except Cancelled:
+            self._emit("cancelled")
+        except Exception as exc:  # every failure reaches the user as a message
+            log.exception("background job failed")
+            self._emit("failed", str(exc) or type(exc).__name__, traceback.format_exc())
+        else:
+            self._emit("succeeded", result)
+
+    def _emit(self, name: str, *args: object) -> None:
+        try:
+            getattr(self._channel, name).emit(*args)
+        except RuntimeError:
+            pass  # the window closed while the job ran; nobody is waiting
+
+
+class JobRunner(QObject):
+    """Runs named jobs on a pool of its own and forwards their answers.
+
+    Signals:
+        job_finished(str, object): name and result of a job that succeeded.
+        job_failed(str, str, str): name, message and details of a job that raised.
+        job_cancelled(str): name of a job that stopped because it was cancelled.
+        busy_changed(bool): some job started or the last one ended.
+    """
+
+    job_finished = Signal(str, object)
+    job_failed = Signal(str, str, str)
+    job_cancelled = Signal(str)
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(3)
+        self._running: dict[int, tuple[str, _Channel, threading.Event]] = {}
+        self._next = 0
+
+    def start(
+        self,
+        name: str,
+        fn: Callable[[CallbackProgress], Any],
+        on_done: Callable[[Any], None] | None = None,
+        on_failed: Callable[[str, str], None] | None = None,
+    ) -> int:
+        """Run ``fn(progress)`` in the background; returns the job's id.
+
+        ``on_done(result)`` / ``on_failed(message, details)`` run on the GUI thread, before the
+        runner's own signals.
+        """
+        self._next += 1
+        job_id = self._next
+        event = threading.Event()
+        channel = _Channel(self)
+        job = _Job(fn, CallbackProgress(None, event), channel)
+        was_busy = self.busy()
+        self._running[job_id] = (name, channel, event)
+        channel.succeeded.connect(lambda result: self._answer(job_id, "done", result, on_done, on_failed))
+        channel.failed.connect(lambda msg, details: self._answer(job_id, "failed", (msg, details), on_done, on_failed))
+        channel.cancelled.connect(lambda: self._answer(job_id, "cancelled", None, on_done, on_failed))
+        self._pool.start(job)
+        if not was_busy:
+            self.busy_changed.emit(True)
+        return job_id
+
+    def _answer(self, job_id: int, kind: str, value: Any, on_done: Any, on_failed: Any) -> None:
+        entry = self._running.pop(job_id, None)
+        if entry is None:
+            return
+        name, channel, _event = entry
+        channel.deleteLater()
+        try:
+            if kind == "done":
+                if on_done is not None:
+                    on_done(value)
+                self.job_finished.emit(name, value)
+            elif kind == "failed":
+                if on_failed is not None:
+                    on_failed(*value)
+                self.job_failed.emit(name, *value)
+            else:
+                self.job_cancelled.emit(name)
+        finally:
+            if not self._running:
+                self.busy_changed.emit(False)
+
+    def busy(self, *names: str) -> bool:
+        """True while a job runs (one of ``names``, when given)."""
+        return any(not names or name in names for name, _channel, _event in self._running.values())
+
+    def running_names(self) -> list[str]:
+        return [name for name, _channel, _event in self._running.values()]
+
+    def cancel(self, name: str) -> None:
+        """Ask every running job called ``name`` to stop at its next check."""
+        for job_name, _channel, event in self._running.values():
+            if job_name == name:
+                event.set()
+
+    def shutdown(self) -> None:
+        """Cancel every job and wait for them (window closing)."""
+        for _name, _channel, event in self._running.values():
+            event.set()
+        self._pool.clear()
+        self._pool.waitForDone()
+
+
+def _load_kernel() -> None:
+    try:
+        import numpy as np
+
+        from neardup_gui.core.methods import _sigkernel  # noqa: F401 - loading numba is the point
+        from neardup_gui.core.methods.minhash_lsh import signatures
+        from neardup_gui.core.shingles import minhash_values
+
+        # One tiny call through the public path loads the cached machine code for the real dtypes.
+        signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
+    except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
+        log.debug("engine warm-up skipped", exc_info=True)
+
+
+def warm_up_engine() -> threading.Thread:
+    """Load the compiled MinHash kernel in a daemon thread; returns the thread (tests join it)."""
+    thread = threading.Thread(target=_load_kernel, name="engine-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,252 @@
+"""Opening a workspace and exporting its review, for the main window.
+
+- Open workspace…: a folder holding ``session.sqlite``. A background job reads the latest run's
+  manifest and candidates (``io.session.ReviewSession``, read-only) and re-reads the texts from the
+  source folder (``tasks.read_texts``); files that changed since the screen are listed and their
+  pairs shown with a warning. The window then shows it like a finished screen, and the review
+  controller restores the selected pair. At start-up the last workspace shown is reopened the same
+  way.
+- Export review workbook… / Export CSV…: first a background check that the source files are still
+  those of the screen (``io.corpus.check_integrity``); if some changed the user is asked whether to
+  go on. Then ``tasks.export_review`` in the background (the session is read read-only, so the
+  window keeps deciding), and a message with the counts and the digest.
+
+Not a widget; imports PySide6, ``neardup_gui.tasks`` and ``neardup_gui.io``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from neardup_gui import tasks
+from neardup_gui.core.progress import Progress
+from neardup_gui.core.records import ScreenParams
+from neardup_gui.io.corpus import check_integrity
+from neardup_gui.io.session import ReviewSession
+from neardup_gui.ui import i18n
+from neardup_gui.ui.export_dialog import ExportDialog
+
+if TYPE_CHECKING:
+    from neardup_gui.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def load_workspace(folder: Path, progress: Progress) -> tasks.ScreenOutcome:
+    """The latest run of a workspace as a screen outcome, texts read again (runs in a job thread).
+
+    Raises:
+        ValueError: The folder holds no review session, or the session no run.
+    """
+    path = folder / tasks.SESSION_FILE
+    if not path.is_file():
+        raise ValueError(f"{folder} holds no review session ({tasks.SESSION_FILE}); choose a workspace a screen wrote")
+    with ReviewSession.open(path, read_only=True) as session:
+        run_id = session.latest_run_id()
+        if run_id is None:
+            raise ValueError(f"the review session in {folder} holds no screening run")
+        run = session.run(run_id)
+        documents = session.documents(run_id)
+        candidates = session.candidates(run_id)
+    progress.check()
+    source = Path(run.source)
+    texts, failed = tasks.read_texts(source, [d for d in documents if d.usable])
+    return tasks.ScreenOutcome(
+        source=source,
+        params=ScreenParams.from_dict(run.params),
+        documents=tuple(documents),
+        texts=texts,
+        candidates=tuple(candidates),
+        run=run,
+        out_dir=folder,
+        changed_files=tuple((p, "changed since the screen") for p in failed),
+    )
+
+
+class WorkspaceController(QObject):
+    """Open workspace, restore the last one, export the workbook and the CSV files."""
+
+    workspace_loaded = Signal(object)  # tasks.ScreenOutcome
+    export_finished = Signal(object)  # tasks.ExportSummary
+    export_failed = Signal(str)
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.export_dialog: ExportDialog | None = None
+        self.integrity_box: QMessageBox | None = None
+
+    # -- opening ------------------------------------------------------------------------------
+    def ask_folder(self, title: str, start: str = "") -> str:
+        """A folder chosen by the user ("" when cancelled); tests replace this."""
+        return QFileDialog.getExistingDirectory(self.window, title, start)
+
+    def choose_and_open(self) -> None:
+        folder = self.ask_folder(self.tr("Open a workspace (a folder with session.sqlite)"), str(self.window.workspace or ""))
+        if folder:
+            self.open_workspace(Path(folder))
+
+    def open_workspace(self, folder: Path) -> bool:
+        """Load a workspace's latest run in the background; False when refused at once."""
+        w = self.window
+        if w.runner.running or w.jobs.busy("open", "evaluate"):
+            w.statusBar().showMessage(self.tr("Wait for the running work to end first."), 5000)
+            return False
+        folder = Path(folder).expanduser().resolve()
+        if not (folder / tasks.SESSION_FILE).is_file():
+            w.show_error(self.tr("Not a workspace"), self.tr("{0} holds no review session (session.sqlite).").format(folder))
+            return False
+        w.statusBar().showMessage(self.tr("Opening the workspace {0}…").format(folder))
+        w.jobs.start("open", lambda progress: load_workspace(folder, progress), self._loaded, self._load_failed)
+        return True
+
+    def restore_last(self) -> bool:
+        """Reopen the workspace shown last, if it still holds a session."""
+        last = self.window.settings.last_workspace()
+        if not last or not (Path(last) / tasks.SESSION_FILE).is_file():
+            return False
+        return self.open_workspace(Path(last))
+
+    def _loaded(self, outcome: tasks.ScreenOutcome) -> None:
+        w = self.window
+        w.show_loaded_outcome(outcome)
+        w.statusBar().showMessage(
+            self.tr("Opened the workspace {0}: {1} pairs among {2} files, screened {3}.").format(
+                outcome.out_dir, len(outcome.candidates), len(outcome.documents), outcome.run.finished
+            )
+        )
+        if outcome.changed_files:
+            w.show_error(
+                self.tr("Files changed since the screen"),
+                self.tr("{0} file(s) changed since the screen (or cannot be read). Their pairs are still listed, "
+                        "marked in red, without their text; screen again to compare them.").format(
+                    len(outcome.changed_files)
+                ),
+                "\n".join(path for path, _what in outcome.changed_files),
+            )  # fmt: skip
+        self.workspace_loaded.emit(outcome)
+
+    def _load_failed(self, message: str, details: str) -> None:
+        self.window.show_error(self.tr("The workspace could not be opened"), message, details)
+
+    # -- exporting ----------------------------------------------------------------------------
+    def _export_target(self) -> Path | None:
+        w = self.window
+        outcome = w.outcome
+        if outcome is None or outcome.out_dir is None:
+            w.show_error(self.tr("Nothing to export"), self.tr("Screen a folder with a workspace, or open a workspace, first."))
+            return None
+        return outcome.out_dir
+
+    def export_workbook(self) -> ExportDialog | None:
+        """Ask who signs and where to save (non-blocking), then export."""
+        out_dir = self._export_target()
+        if out_dir is None:
+            return None
+        stamp = datetime.now().strftime("%Y%m%d-%H%M")
+        language = i18n.workbook_language()  # the interface's language
+        dialog = ExportDialog(self.window.settings.reviewer(), out_dir / f"review_{stamp}.xlsx", language, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.start_export(xlsx=dialog.path(), signed_by=dialog.signer(),
+                                                          language=dialog.language()))  # fmt: skip
+        dialog.destroyed.connect(lambda *_: setattr(self, "export_dialog", None))
+        self.export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def export_csv(self) -> None:
+        out_dir = self._export_target()
+        if out_dir is None:
+            return
+        folder = self.ask_folder(self.tr("Choose a folder for the CSV files"), str(out_dir))
+        if folder:
+            self.start_export(csv_dir=Path(folder))
+
+    def start_export(self, **target: Any) -> None:
+        """Check the sources, ask if some changed, then export (``xlsx`` / ``csv_dir``, ``signed_by``, ``language``)."""
+        w = self.window
+        outcome = w.outcome
+        if outcome is None or outcome.out_dir is None:
+            return
+        w.statusBar().showMessage(self.tr("Checking the source files before the export…"))
+        source, documents = outcome.source, outcome.documents
+        w.jobs.start(
+            "export",
+            lambda progress: check_integrity(source, documents, progress),
+            lambda changes: self._checked(outcome.out_dir, changes, target),
+            self._export_error,
+        )
+
+    def _checked(self, out_dir: Path, changes: list[tuple[str, str]], target: dict[str, Any]) -> None:
+        if not changes:
+            self._run_export(out_dir, target)
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Source files changed"),
+            self.tr("{0} source file(s) changed since the screen. The export describes the files as they were "
+                    "screened; decisions on changed files are marked stale. Export anyway?").format(len(changes)),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self.window,
+        )  # fmt: skip
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.button(QMessageBox.StandardButton.Yes).setText(self.tr("Export anyway"))
+        box.setDetailedText("\n".join(f"{path}: {what}" for path, what in changes))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(button: Any) -> None:
+            if box.standardButton(button) == QMessageBox.StandardButton.Yes:
+                self._run_export(out_dir, target)
+            else:
+                self.window.statusBar().showMessage(self.tr("Export cancelled."), 5000)
+
+        box.buttonClicked.connect(answered)
+        box.destroyed.connect(lambda *_: setattr(self, "integrity_box", None))
+        self.integrity_box = box
+        box.open()
+
+    def _run_export(self, out_dir: Path, target: dict[str, Any]) -> None:
+        self.window.statusBar().showMessage(self.tr("Exporting…"))
+        self.window.jobs.start(
+            "export", lambda _progress: tasks.export_review(out_dir, **target), self._exported, self._export_error
+        )
+
+    def _exported(self, summary: tasks.ExportSummary) -> None:
+        lines = []
+        wb = summary.workbook
+        if wb is not None:
+            c = wb.counts
+            lines.append(self.tr("Review workbook written: {0}").format(wb.path))
+            lines.append(self.tr("Signed by {0} at {1}").format(wb.signed_by, wb.signed_at))
+            lines.append(self.tr("Digest (SHA-256): {0}").format(wb.digest))
+            lines.append(self.tr("{0} files, {1} candidate pairs, {2} reviewed; {3} decisions, {4} arbitrations; "
+                                 "{5} awaiting arbitration, {6} stale").format(
+                c.get("documents", 0), c.get("candidates", 0), c.get("pairs_reviewed", 0), c.get("decisions", 0),
+                c.get("arbitrations", 0), c.get("pairs_pending_arbitration", 0), c.get("pairs_stale", 0)))  # fmt: skip
+        for name, rows in summary.csv_counts.items():
+            lines.append(self.tr("{0}: {1} rows").format(name, rows))
+        if summary.unreadable:
+            lines.append(self.tr("{0} file(s) could not be read again; their excerpts are given as offsets.").format(
+                len(summary.unreadable)))  # fmt: skip
+        box = QMessageBox(QMessageBox.Icon.Information, self.tr("Export finished"), "\n".join(lines),
+                          QMessageBox.StandardButton.Ok, self.window)  # fmt: skip
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if summary.unreadable:
+            box.setDetailedText("\n".join(summary.unreadable))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.window.last_message = box
+        self.window.statusBar().showMessage(self.tr("Export finished."), 5000)
+        self.export_finished.emit(summary)
+
+    def _export_error(self, message: str, details: str) -> None:
+        self.window.show_error(self.tr("The export failed"), message, details)
+        self.export_failed.emit(message)

@@ -1,0 +1,63 @@
+"""The Evaluation tab in the window: labels file or review decisions, background run, banding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from ui_factories import SCREEN_TIMEOUT_MS
+
+from neardup_gui.core.records import (
+    REVIEW_KEEP_BOTH,
+    REVIEW_SUGGEST_MERGE,
+    ScreenParams,
+)
+from neardup_gui.io.paths import resources_dir
+
+
+def test_loading_the_sample_labels_fills_the_panel_and_names_the_file(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    controller = window.evaluation
+    panel = controller.panel
+    labels = resources_dir() / "sample_labels.csv"
+    controller.ask_labels_file = lambda: str(labels)
+    window.tabs.setCurrentWidget(panel)
+    with qtbot.waitSignal(controller.evaluation_finished, timeout=SCREEN_TIMEOUT_MS) as done:
+        qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
+    run = done.args[0]
+    assert panel.report() is run.report and panel.model.rowCount() == len(run.report.rows) > 0
+    assert panel.source_label.text().startswith("labels file sample_labels.csv: 17 labelled pairs")
+    assert str(labels) in panel.source_label.toolTip()
+    assert sum(panel.histogram.counts()) > 0 and panel.curves.series()
+    assert window.review.session().thresholds()  # stored through the window's own session
+    assert (tmp_path / "workspace" / "thresholds.csv").is_file()
+    assert panel.load_button.isEnabled()
+
+
+def test_my_decisions_can_serve_as_labels(screened, qtbot) -> None:
+    window = screened
+    form = window.decision_form
+    form.reviewer_edit.setText("张编辑")
+    window.candidate_view.select_proxy_row(0)
+    assert form.choose_status(REVIEW_SUGGEST_MERGE)
+    window.candidate_view.select_proxy_row(1)
+    assert form.choose_status(REVIEW_KEEP_BOTH)
+    panel = window.evaluation.panel
+    with qtbot.waitSignal(window.evaluation.evaluation_finished, timeout=SCREEN_TIMEOUT_MS):
+        qtbot.mouseClick(panel.decisions_button, Qt.MouseButton.LeftButton)
+    assert "review decisions" in panel.source_label.text()
+    assert "2 labelled pairs (1 positive, 1 negative)" in panel.source_label.text()
+
+
+def test_evaluating_without_a_screen_says_what_to_do(make_window) -> None:
+    window = make_window()
+    assert not window.evaluation.evaluate(from_decisions=True)
+    assert "Screen a folder" in window.last_message.text()
+
+
+def test_the_s_curve_follows_the_parameters(make_window) -> None:
+    window = make_window()
+    window.params_panel.set_params(ScreenParams(threshold=0.8))
+    window.params_panel.threshold_spin.setValue(0.7)  # as the user would
+    bands, rows = window.params_panel.banding()
+    assert f"{bands} bands × {rows} rows" in window.evaluation.panel.s_curve.title()
