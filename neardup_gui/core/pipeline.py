@@ -216,7 +216,7 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
         by_method[METHOD_EXACT].update(exact.pairs_within(members))
 
     rep_hashes = [prepared.hashes[r] for r in reps]
-    sigs = signatures([sh.minhash_values(h) for h in rep_hashes], params.num_perm, params.seed, progress)
+    sigs = signatures(rep_hashes, params.num_perm, params.seed, progress)
     proposals = Proposals(by_method, group_of, sigs, list(group_of))
 
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:

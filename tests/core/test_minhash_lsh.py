@@ -93,3 +93,8 @@ def test_optimal_banding_matches_datasketch_across_thresholds(num_perm: int) -> 
     for t in np.round(np.arange(0.1, 0.95, 0.05), 2):
         lsh = MinHashLSH(threshold=float(t), num_perm=num_perm)
         assert optimal_bands_rows(float(t), num_perm) == (lsh.b, lsh.r), t
+
+
+def test_signatures_from_64_bit_hashes_equal_those_from_their_32_bit_values() -> None:
+    hashes = [sh.shingle_set(normalize(t).cps, 3) for t in TEXTS]
+    assert np.array_equal(signatures(hashes, 64, 1), signatures([sh.minhash_values(h) for h in hashes], 64, 1))

@@ -112,6 +112,13 @@ def _compiled_kernel():
     return signature_rows
 
 
+def _as_values(block: np.ndarray) -> np.ndarray:
+    """32-bit MinHash input values: as given, or the high half of 64-bit shingle hashes."""
+    if block.dtype == np.uint64:
+        return (block >> np.uint64(32)).astype(np.uint32)
+    return block
+
+
 def _signatures_numpy(value_arrays: Sequence[np.ndarray], a: np.ndarray, b: np.ndarray, out: np.ndarray, progress: Progress) -> None:
     a_col = a[:, None]
     b_col = b[:, None]
@@ -126,7 +133,7 @@ def _signatures_numpy(value_arrays: Sequence[np.ndarray], a: np.ndarray, b: np.n
             j += 1
         block = value_arrays[i:j]
         lengths = np.fromiter((v.size for v in block), dtype=np.int64, count=len(block))
-        values = _fmix32(np.concatenate(block))
+        values = _fmix32(_as_values(np.concatenate(block)))
         starts = np.cumsum(lengths) - lengths
         with np.errstate(over="ignore"):
             permuted = a_col * values[None, :]
@@ -143,7 +150,7 @@ def _signatures_compiled(kernel, value_arrays: Sequence[np.ndarray], a: np.ndarr
         lengths = np.fromiter((v.size for v in block), dtype=np.int64, count=len(block))
         starts = np.zeros(len(block) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
-        kernel(np.concatenate(block), starts, a, b, out[i : i + len(block)])
+        kernel(_as_values(np.concatenate(block)), starts, a, b, out[i : i + len(block)])
         progress.check()
 
 
@@ -159,8 +166,9 @@ def signatures(
     Uses two threads; for large inputs a compiled kernel when numba is installed (same results).
 
     Args:
-        value_arrays: Per document, its 32-bit shingle values (``shingles.minhash_values``); each
-            must be non-empty.
+        value_arrays: Per document, its 32-bit shingle values (``shingles.minhash_values``), or its
+            64-bit shingle hashes (converted block by block, so no full 32-bit copy is ever held);
+            each must be non-empty.
         num_perm: Number of permutations.
         seed: datasketch seed.
         progress: Reports stage ``shingle``; ``check()`` is honoured between blocks.
