@@ -1,0 +1,61 @@
+"""The containment index: the prefix-filtered join returns exactly the pairs a brute-force count would."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+
+from neardup_gui.core import shingles as sh
+from neardup_gui.core.methods.containment import containment_pairs, sampled
+from neardup_gui.core.normalize import codepoints
+
+
+def _corpus(seed: int) -> list[np.ndarray]:
+    rng = random.Random(seed)
+    phrases = ["".join(chr(0x4E00 + rng.randrange(400)) for _ in range(8)) for _ in range(60)]  # shared phrases
+    docs = []
+    for _ in range(60):
+        parts = []
+        for _ in range(rng.randrange(20, 120)):
+            parts.append(rng.choice(phrases) if rng.random() < 0.3 else "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(8)))
+        docs.append("".join(parts))
+    for i in range(0, 20, 2):  # excerpts and near-excerpts
+        start = rng.randrange(0, len(docs[i]) // 2)
+        docs.append(docs[i][start : start + rng.randrange(60, 300)])
+    return [sh.shingle_set(codepoints(d), 5) for d in docs]
+
+
+def _brute_force(hashes: list[np.ndarray], threshold: float, sample: int, cap: int) -> set[tuple[int, int]]:
+    samples = [sampled(h, sample) for h in hashes]
+    df: dict[int, int] = {}
+    for s in samples:
+        for v in s.tolist():
+            df[v] = df.get(v, 0) + 1
+    usable = [{v for v in s.tolist() if df[v] <= cap} for s in samples]
+
+    def need(n: int) -> int:
+        lowered = max(0.0, threshold - 3.0 * np.sqrt(threshold * (1 - threshold) / max(n, 1)))
+        return max(1, int(np.ceil(lowered * n - 1e-9)))
+
+    out = set()
+    for a, b in itertools.combinations(range(len(hashes)), 2):
+        shared = len(usable[a] & usable[b])
+        if shared and (shared >= need(len(usable[a])) or shared >= need(len(usable[b]))):
+            out.add((a, b))
+    return out
+
+
+def test_prefix_join_equals_brute_force_counting() -> None:
+    for seed in (1, 2, 3):
+        hashes = _corpus(seed)
+        for threshold, cap in ((0.8, 200), (0.5, 5)):
+            pairs, _ = containment_pairs(hashes, threshold, 4, cap)
+            assert set(map(tuple, pairs.tolist())) == _brute_force(hashes, threshold, 4, cap)
+
+
+def test_excerpts_are_proposed() -> None:
+    hashes = _corpus(7)
+    pairs = set(map(tuple, containment_pairs(hashes, 0.8, 4, 200)[0].tolist()))
+    assert all((i, 60 + i // 2) in pairs for i in range(0, 20, 2))
