@@ -3,7 +3,7 @@ files are (app data, log). The versions can be copied for a bug report.
 
 Versions are read from the installed distributions' metadata (no heavy import); a library whose
 metadata is missing (some frozen bundles) is asked for its ``__version__``.
-Imports PySide6 and ``neardup_gui.io.paths`` only.
+Imports PySide6, ``neardup_gui.io.paths`` and sibling ``ui`` modules only.
 """
 
 from __future__ import annotations

@@ -9,17 +9,16 @@ and applies the stored preferences that the window does not read itself: the tex
 size, the highlight colours and, on a first start, the default parameters. After the
 Preferences dialog saves, the changed values are applied to the open window; a new language is
 used from the next start (the window says so).
-Imports PySide6 and ``neardup_gui.io.paths`` only.
+Imports PySide6, ``neardup_gui.io.paths`` and sibling ``ui`` modules only.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QFont, QGuiApplication, QIcon, QKeySequence
-from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from neardup_gui.io.paths import resources_dir
 from neardup_gui.ui import i18n
@@ -32,7 +31,6 @@ from neardup_gui.ui.settings import AppSettings
 if TYPE_CHECKING:
     from neardup_gui.ui.main_window import MainWindow
 
-log = logging.getLogger(__name__)
 
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 # Written in each language itself, never translated.
@@ -74,11 +72,7 @@ def apply_preferences(window: MainWindow, settings: AppSettings, changed: set[st
     if everything or "font" in changed:
         apply_pane_font(window, settings.pane_font_size())
     if everything or "colours" in changed:
-        set_colours = getattr(window.diff_view, "set_highlight_colours", None)
-        if set_colours is not None:  # DiffView.set_highlight_colours(dict[HighlightKind, QColor])
-            set_colours(highlight_colours(settings))
-        elif settings.highlight_colours():
-            log.warning("this window cannot change highlight colours yet; the defaults are shown")
+        window.diff_view.set_highlight_colours(highlight_colours(settings))
     if "reviewer" in changed:
         window.decision_form.set_reviewer(settings.reviewer())
     if "params" in changed and not window.runner.running:

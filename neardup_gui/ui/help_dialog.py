@@ -2,7 +2,7 @@
 
 The guide is our own Markdown, so rendering it is safe (document text is never rendered this way).
 It is found in ``resources/docs`` inside a bundle or an installed wheel, and in ``docs/`` of a
-checkout. Imports PySide6 and ``neardup_gui.io.paths`` only.
+checkout. Imports PySide6, ``neardup_gui.io.paths`` and ``ui.i18n`` only.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ file dialogs) is loaded beside ours when Qt ships one.
 
 The installed translators are children of the application object with a known object name, so a
 second call replaces them instead of stacking; no module state is kept.
-Imports PySide6.QtCore only.
+Imports PySide6.QtCore and ``neardup_gui.io.paths`` only.
 """
 
 from __future__ import annotations

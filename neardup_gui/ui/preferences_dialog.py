@@ -4,7 +4,7 @@ The dialog edits a copy of the values and writes them to ``AppSettings`` only on
 emits ``preferences_saved`` with the names of what changed, and ``app_menus`` applies those to the
 open window. A new language takes effect when the program next starts (the window is built in
 one language; rebuilding it would lose the review on screen), and the dialog says so.
-Imports PySide6 and ``neardup_gui.io.paths`` only.
+Imports PySide6, ``neardup_gui.io.paths`` and sibling ``ui`` modules only.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from neardup_gui.core.records import ScreenParams
@@ -50,6 +51,7 @@ def test_preferences_opens_from_the_menu_and_applies_to_the_window(qtbot, window
     dialog.reviewer_edit.setText("王编辑")
     dialog.font_spin.setValue(17)
     dialog.params_panel.k_spin.setValue(7)
+    dialog.set_colour("shared", "#a0c8ff")
     with qtbot.waitSignal(dialog.preferences_saved):
         dialog.accept()
     assert window.decision_form.reviewer() == "王编辑"
@@ -57,6 +59,8 @@ def test_preferences_opens_from_the_menu_and_applies_to_the_window(qtbot, window
     assert window.diff_view.right.font().pointSizeF() == 17
     assert window.params_panel.params().k == 7
     assert settings.default_params().k == 7
+    shared_swatch = window.diff_view.legend_labels[0]  # the legend shows the colour the panes use
+    assert shared_swatch.palette().color(QPalette.ColorRole.Window).name() == "#a0c8ff"
 
 
 def test_a_fresh_start_uses_the_preferred_parameters_and_font(qtbot, settings: AppSettings) -> None:

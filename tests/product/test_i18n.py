@@ -94,17 +94,15 @@ def test_status_names_have_their_established_chinese() -> None:
         assert translated.get(english) == chinese
 
 
-@pytest.mark.xfail(
-    reason="ui/labels.py marks its tables with QT_TRANSLATE_NOOP(CONTEXT, ...): lupdate cannot read a "
-    "variable context, so the status names are not extracted (see the issue 9 report)",
-    strict=False,
-)
 def test_status_names_show_in_chinese_in_the_window(qapp, english_afterwards) -> None:
     from neardup_gui.ui.labels import review_label
+
+    from neardup_gui.ui.palette import legend_entries
 
     i18n.install_language(qapp, "zh_CN")
     assert review_label(REVIEW_PENDING) == "待审"
     assert review_label(REVIEW_SUGGEST_MERGE) == "建议合并检索入口"
+    assert [label for _kind, label, _tip in legend_entries()][:2] == ["共有", "当前"]
 
 
 def test_every_translation_keeps_placeholders_and_one_mnemonic() -> None:
