@@ -16,13 +16,21 @@ import threading
 from pathlib import Path
 
 import pytest
+from reliability_kit import (
+    BASE,
+    EDITED,
+    PYTHON,
+    REPO,
+    check_workspace,
+    read_csv,
+    snapshot,
+)
 
 from neardup_gui import cli, tasks
 from neardup_gui.core.progress import CallbackProgress
 from neardup_gui.core.records import FILE_STATUSES, ScreenParams
 from neardup_gui.io.corpus import read_document_text
 from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
-from reliability_kit import BASE, EDITED, PYTHON, REPO, check_workspace, read_csv, snapshot
 
 TRADITIONAL = "今天上午，市政府召開新聞發布會，介紹了今年第一季度全市經濟運行情況。數據顯示，全市地區生產總值同比增長。"
 

@@ -11,13 +11,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from reliability_kit import PYTHON, Child, check_workspace, run_cli, snapshot
 
 from neardup_gui import tasks
 from neardup_gui.core.progress import STAGES, CallbackProgress, Cancelled
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.session import SESSION_FILENAME, ReviewSession, SessionInUseError
 from neardup_gui.io.workbook import verify_workbook
-from reliability_kit import PYTHON, Child, check_workspace, run_cli, snapshot
 
 HOLD_SESSION = r"""
 import sys, time

@@ -17,9 +17,6 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
-
-from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
-from neardup_gui.io.workbook import verify_workbook
 from reliability_kit import (
     PYTHON,
     Child,
@@ -33,23 +30,35 @@ from reliability_kit import (
     steps_of,
 )
 
+from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
+from neardup_gui.io.workbook import verify_workbook
+
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX signals")
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Big enough that a screen takes about a second: stage and timed kills land inside it."""
     folder = tmp_path_factory.mktemp("kill") / "source"
     generate_corpus(folder, 300)
     return folder
 
 
 @pytest.fixture(scope="module")
-def workspace(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """For kills at announced steps, where the size does not matter (each child is quicker)."""
+    folder = tmp_path_factory.mktemp("kill") / "small"
+    generate_corpus(folder, 40)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def workspace(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     """A workspace with two complete runs; the second listed the steps of writing outputs."""
     out = tmp_path_factory.mktemp("kill") / "out"
-    done = run_cli("screen", str(corpus), "--out", str(out), "-q")
+    done = run_cli("screen", str(small_corpus), "--out", str(out), "-q")
     assert done.returncode == 0, done.stderr
-    child = start_marked_cli(0, "screen", str(corpus), "--out", str(out), "-q")
+    child = start_marked_cli(0, "screen", str(small_corpus), "--out", str(out), "-q")
     assert child.finish() == 0, "".join(child.stderr)
     return out, steps_of(child)
 
@@ -64,7 +73,8 @@ def _copy(base: Path, target: Path) -> Path:
     return target
 
 
-def test_a_kill_at_any_step_of_writing_the_outputs_leaves_one_complete_run(corpus, workspace, tmp_path) -> None:
+def test_a_kill_at_any_step_of_writing_the_outputs_leaves_one_complete_run(small_corpus, workspace, tmp_path) -> None:
+    corpus = small_corpus
     base, steps = workspace
     assert steps[:3] == ["staged", "commit-begin", "committed"], steps
     assert steps.index("replace run.json") > max(steps.index("replace manifest.csv"), steps.index("replace candidates.csv"))
@@ -89,13 +99,15 @@ def test_a_kill_at_any_step_of_writing_the_outputs_leaves_one_complete_run(corpu
     assert snapshot(corpus) == source_before
 
 
-def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(corpus, workspace, tmp_path) -> None:
-    base, _ = workspace
+def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(corpus, tmp_path) -> None:
+    base = tmp_path / "base"
+    done = run_cli("screen", str(corpus), "--out", str(base), "-q")
+    assert done.returncode == 0, done.stderr
     previous = check_workspace(base)
     source_before = snapshot(corpus)
     stages = ("Reading files", "Normalizing", "Shingling", "Finding candidates", "Verifying pairs")
     rng = random.Random(20240501)
-    points: list[str | float] = [*stages, *(rng.uniform(0.2, 1.5) for _ in range(3))]
+    points: list[str | float] = [*stages, *(rng.uniform(0.3, 1.5) for _ in range(3))]
     outs = [tmp_path / f"out{i}" for i in range(len(points))]
 
     def start(i: int):
@@ -113,46 +125,44 @@ def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(
 
 def test_a_kill_during_export_never_leaves_a_half_file_under_a_final_name(workspace, tmp_path) -> None:
     base, _ = workspace
-    env = {"MARKED_ATOMIC_WRITE": "1"}  # also stop while the temporary file is being synced
+    env = {"MARKED_ATOMIC_WRITE": "1"}  # also stop while a temporary file is being synced
 
     def args(folder: Path) -> tuple[str, ...]:
         return ("export", str(base), "--xlsx", str(folder / "review.xlsx"), "--csv", str(folder / "csv"),
                 "--signed-by", "审核人", "--no-texts")  # fmt: skip
 
-    whole = tmp_path / "whole"
-    child = start_marked_cli(0, *args(whole), env=env)
+    # The first export into a folder, killed just before its workbook would appear: nothing
+    # under a final name (only a hidden temporary file).
+    folder = tmp_path / "exports"
+    (child,) = kill_at_points([lambda: (start_marked_cli("replace review.xlsx", *args(folder), env=env),
+                                        " replace review.xlsx\n")])  # fmt: skip
+    assert steps_of(child) == ["fsync", "replace review.xlsx"]
+    assert not (folder / "review.xlsx").exists() and not (folder / "csv").exists()
+    assert [n.startswith(".review.xlsx.") and n.endswith(".tmp") for n in leftovers(folder)] == [True]
+
+    # The next export over the killed one works and reads back; it lists every step.
+    child = start_marked_cli(0, *args(folder), env=env)
     assert child.finish() == 0, "".join(child.stderr)
     steps = steps_of(child)
     assert steps[:2] == ["fsync", "replace review.xlsx"] and "replace reviews.csv" in steps, steps
-    first = {p.relative_to(whole).as_posix(): p.read_bytes() for p in whole.rglob("*") if p.is_file()}
-    assert verify_workbook(whole / "review.xlsx").ok
+    assert verify_workbook(folder / "review.xlsx").ok
+    assert load_workbook(folder / "review.xlsx", read_only=True).sheetnames[0] == "Manifest"
+    first = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
+             if p.is_file() and not p.name.startswith(".")}  # fmt: skip
 
-    fresh = tmp_path / "fresh"
+    # With an export in place, a kill anywhere leaves every file whole (the same session gives
+    # the same bytes, apart from the workbook's signing time).
     points = ["fsync", "replace review.xlsx", "replace reviews.csv"]
     targets = [tmp_path / f"again{i}" for i in range(len(points))]
     for target in targets:
-        shutil.copytree(whole, target)
-
-    def start(i: int):
-        if i == 0:
-            return start_marked_cli("replace review.xlsx", *args(fresh), env=env), "@@step 2 replace review.xlsx"
-        return start_marked_cli(points[i - 1], *args(targets[i - 1]), env=env), f" {points[i - 1]}\n"
-
-    kill_at_points([lambda i=i: start(i) for i in range(len(points) + 1)])
-    # Killed just before its workbook would have appeared: no workbook, no CSV file.
-    assert not (fresh / "review.xlsx").exists() and not (fresh / "csv").exists()
-    assert all(name.startswith(".review.xlsx.") and name.endswith(".tmp") for name in leftovers(fresh))
-    # With an export in place, a killed export leaves every file whole (the same session gives
-    # the same bytes, apart from the workbook's signing time).
+        shutil.copytree(folder, target)
+    kill_at_points([lambda i=i: (start_marked_cli(points[i], *args(targets[i]), env=env), f" {points[i]}\n")
+                    for i in range(len(points))])  # fmt: skip
     for target in targets:
-        now = {p.relative_to(target).as_posix(): p for p in target.rglob("*") if p.is_file() and not p.name.startswith(".")}
+        now = {p.relative_to(target).as_posix(): p for p in target.rglob("*")
+               if p.is_file() and not p.name.startswith(".")}  # fmt: skip
         assert set(now) == set(first)
         assert verify_workbook(now["review.xlsx"]).ok
         for name, path in now.items():
             if name != "review.xlsx":
                 assert path.read_bytes() == first[name], name
-    # The next export over a killed one works and reads back.
-    done = run_cli(*args(fresh))
-    assert done.returncode == 0, done.stderr
-    assert verify_workbook(fresh / "review.xlsx").ok
-    assert load_workbook(fresh / "review.xlsx", read_only=True).sheetnames[0] == "Manifest"

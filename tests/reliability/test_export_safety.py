@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from openpyxl import load_workbook
+from reliability_kit import BASE, EDITED, read_csv
 
 from neardup_gui import cli
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES
 from neardup_gui.io.workbook import verify_workbook
-from reliability_kit import BASE, EDITED, read_csv
 
 HOSTILE_NAMES = [
     '=HYPERLINK("http:evil","点我").txt',

@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from reliability_kit import BASE, EDITED, PYTHON, REPO, generate_corpus, snapshot
 
 from neardup_gui import cli, tasks
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.paths import OutputInsideSourceError
-from reliability_kit import BASE, EDITED, PYTHON, REPO, generate_corpus, snapshot
 
 NOBODY = 65534
 WATCHED = r"""
@@ -76,7 +76,7 @@ def _read_only_tree(root: Path) -> None:
 
 
 def _writable_again(root: Path) -> None:
-    for dirpath, dirnames, _ in os.walk(root):
+    for dirpath, _dirs, _files in os.walk(root):
         Path(dirpath).chmod(0o755)
 
 

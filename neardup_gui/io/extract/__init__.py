@@ -34,8 +34,8 @@ from neardup_gui.io.extract import docx_text, html_text, pdf_text
 from neardup_gui.io.extract.base import (
     DEFAULT_OPTIONS,
     Check,
-    ExtractionError,
     Extracted,
+    ExtractionError,
     ExtractOptions,
     library_version,
     no_check,

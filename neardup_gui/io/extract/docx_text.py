@@ -30,8 +30,8 @@ from neardup_gui.core.records import STATUS_EMPTY, STATUS_TOO_LARGE, STATUS_UNDE
 from neardup_gui.io.decoding import detect_binary
 from neardup_gui.io.extract.base import (
     Check,
-    ExtractionError,
     Extracted,
+    ExtractionError,
     ExtractOptions,
     no_check,
     short_error,

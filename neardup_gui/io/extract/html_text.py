@@ -34,8 +34,8 @@ from neardup_gui.core.records import STATUS_BINARY, STATUS_EMPTY, STATUS_UNDECOD
 from neardup_gui.io.decoding import BinaryContentError, UndecodableError, decode_bytes
 from neardup_gui.io.extract.base import (
     Check,
-    ExtractionError,
     Extracted,
+    ExtractionError,
     ExtractOptions,
     no_check,
     short_error,

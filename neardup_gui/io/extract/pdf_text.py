@@ -23,12 +23,16 @@ import io
 import logging
 from typing import TYPE_CHECKING
 
-from neardup_gui.core.records import STATUS_EMPTY, STATUS_NO_TEXT_LAYER, STATUS_UNDECODABLE
+from neardup_gui.core.records import (
+    STATUS_EMPTY,
+    STATUS_NO_TEXT_LAYER,
+    STATUS_UNDECODABLE,
+)
 from neardup_gui.io.decoding import detect_binary, plausibility
 from neardup_gui.io.extract.base import (
     Check,
-    ExtractionError,
     Extracted,
+    ExtractionError,
     ExtractOptions,
     no_check,
     short_error,
