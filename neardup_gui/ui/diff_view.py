@@ -202,6 +202,13 @@ class DiffView(QWidget):
         self.right.set_text(request.right_text)
         self._set_notice(request.notice)
         self._update_navigation()
+        if not (request.left_text and request.right_text):
+            # A side without text (e.g. a file that changed since the screen): nothing to compare, and
+            # highlighting the other side as "only here" would mislead.
+            self.state_label.setText(self.tr("Not compared: one side has no text to show."))
+            self._drawn_id = request_id
+            self.pair_drawn.emit(request_id)
+            return request_id
         if len(request.left_text) + len(request.right_text) <= BACKGROUND_CHARS:
             try:
                 result = pair_diff(request.left_text, request.right_text, request.options, min_len=request.min_len)

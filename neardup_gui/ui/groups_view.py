@@ -221,8 +221,8 @@ class GroupsView(QWidget):
         self.groups_table = self._table(self.groups_model, {GroupColumn.NUMBER: 34, GroupColumn.DOCUMENTS: 46,
                                                             GroupColumn.LINKS: 46, GroupColumn.NOT_DIRECT: 76,
                                                             GroupColumn.BEST: 60})  # fmt: skip
-        self.links_table = self._table(self.links_model, {LinkColumn.LEFT: 170, LinkColumn.RIGHT: 170,
-                                                          LinkColumn.JACCARD: 60, LinkColumn.STATUS: 120})  # fmt: skip
+        self.links_table = self._table(self.links_model, {LinkColumn.LEFT: 150, LinkColumn.RIGHT: 150,
+                                                          LinkColumn.JACCARD: 56, LinkColumn.STATUS: 110})  # fmt: skip
         self.members_label = QLabel()
         self.members_label.setTextFormat(Qt.TextFormat.PlainText)
         self.members_label.setWordWrap(True)
@@ -316,8 +316,8 @@ class GroupsView(QWidget):
         self.groups_model.set_groups(shown, self._docs)
         chained = sum(1 for g in groups if g.indirect_total)
         self.summary.setText(self.tr(
-            "{0} groups of documents joined by candidate pairs ({1} shown); {2} hold pairs that are not directly "
-            "similar. Groups are for finding your way only: every decision is about one pair."
+            "Groups of documents joined by candidate pairs: {0} ({1} shown), {2} with member pairs that are not "
+            "directly similar. Groups help you find your way; every decision is about one pair."
         ).format(len(groups), len(shown), chained))  # fmt: skip
         if not (keep and self.select_group_of(keep)) and shown:
             self.groups_table.selectRow(0)

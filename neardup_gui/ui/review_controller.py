@@ -15,7 +15,7 @@ import logging
 from PySide6.QtCore import QObject, Signal
 
 from neardup_gui import tasks
-from neardup_gui.core.records import Arbitration, Candidate, Decision
+from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, Arbitration, Candidate, Decision
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
@@ -57,6 +57,8 @@ class ReviewController(QObject):
     # -- results ------------------------------------------------------------------------------
     def show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
         """Put a screen's candidates in the table (with stored statuses) and select a pair."""
+        if self.form.is_dirty() and self.store is not None:
+            self.form.save()  # into the session of the pair's own results, before switching
         self.outcome = outcome
         self.resume()
         pairs = [c.key for c in outcome.candidates]
@@ -78,6 +80,8 @@ class ReviewController(QObject):
 
     def pause(self, why: str) -> None:
         """Release the session (a screen is about to write to it); deciding waits."""
+        if self.form.is_dirty() and self.store is not None:
+            self.form.save()
         self._close_store()
         self.form.set_available(False, why)
         self.history.set_available(False)
@@ -177,6 +181,8 @@ class ReviewController(QObject):
                 log.exception("could not read the history of a pair")
         docs = (self.model.document(candidate.left), self.model.document(candidate.right))
         self.history.set_pair(candidate, state, docs)
+        if state is not None and state.status == REVIEW_PENDING_ARBITRATION:
+            self.form.show_note(self.tr("The reviewers disagree: History ▸ Arbitrate… records the final status."))
 
     def save_decision(self, decision: Decision) -> None:
         """Store a decision now (one committed transaction) and update that row's status."""

@@ -218,3 +218,12 @@ def test_extracted_documents_name_their_extractor_instead_of_an_encoding(qtbot) 
     docx = make_document("l", "a/通知.docx", encoding="", extractor="docx")
     view.show_pair(replace(req, left_doc=docx))
     assert "docx" in view.left_title.text() and "?" not in view.left_title.text()
+
+
+def test_a_side_without_text_is_not_compared(qtbot) -> None:
+    view = make_view(qtbot)
+    req = replace(request("", SHARED + TAIL), notice="Changed since the screen: a/left.txt")
+    with qtbot.waitSignal(view.pair_drawn, timeout=10_000):
+        view.show_pair(req)
+    assert view.right.highlights() == [] and view.overlap_count() == 0
+    assert not view.notice_label.isHidden() and "a/left.txt" in view.left.placeholderText()

@@ -139,7 +139,7 @@ def test_history_shows_both_reviewers_and_an_arbitration_settles_the_pair(screen
     assert len(entries) == 2
     assert "张编辑" in entries[0] and "规定含义相反" in entries[0] and "李审校" in entries[1]
     assert status_text(window, candidate.key) == "Needs arbitration · 待仲裁"
-    assert "disagree" in history.status_label.text()
+    assert "disagree" in history.status_label.text() and "Arbitrate" in window.decision_form.note_label.text()
     assert history.arbitrate_button.isEnabled()
     qtbot.mouseClick(history.arbitrate_button, Qt.MouseButton.LeftButton)
     dialog = history.dialog
@@ -189,3 +189,15 @@ def test_a_decision_on_a_file_that_changed_shows_as_stale_after_the_next_screen(
     assert window.candidate_model.is_stale(candidate.key)
     window.candidate_view.select_pair(candidate.key)
     assert "Stale" in window.history_panel.status_label.text()
+
+
+def test_unsaved_form_edits_are_saved_before_a_screen_takes_the_session(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    decide(window, REVIEW_KEEP_BOTH)
+    pair = window.decision_form.candidate().key
+    window.decision_form.reason_edit.setPlainText("补充理由：来源不同")  # typed, not saved yet
+    assert window.decision_form.is_dirty()
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    with ReviewSession.open(tmp_path / "workspace" / SESSION_FILE, read_only=True) as session:
+        assert [d.reason for d in session.decisions(*pair)] == ["", "补充理由：来源不同"]
