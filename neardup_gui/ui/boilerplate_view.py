@@ -41,6 +41,7 @@ from neardup_gui.core.flags import BoilerplatePassage, TemplateIndex
 from neardup_gui.core.pipeline import prepare
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document, ScreenParams
+from neardup_gui.ui.labels import literal_tooltip
 
 PASSAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 MAX_COVERED_SHARE = 0.75  # documents more covered than this are copies or versions, not template + body
@@ -171,7 +172,7 @@ class BoilerplateModel(QAbstractTableModel):
                 return " ⏎ ".join(line.strip() for line in p.text.strip().splitlines() if line.strip())
             return self.where(p)
         if role == Qt.ItemDataRole.ToolTipRole and col == PassageColumn.PASSAGE:
-            return p.text
+            return literal_tooltip(p.text)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (PassageColumn.DOCUMENTS, PassageColumn.CHARACTERS):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -19,9 +19,21 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from neardup_gui.core.records import REVIEW_PENDING, REVIEW_STATUSES, REVISION_FLAGS, Candidate, Document
+from neardup_gui.core.records import (
+    REVIEW_PENDING,
+    REVIEW_STATUSES,
+    REVISION_FLAGS,
+    Candidate,
+    Document,
+)
 from neardup_gui.ui.keysort import sort_model_rows
-from neardup_gui.ui.labels import flag_label, flags_text, methods_text, review_label
+from neardup_gui.ui.labels import (
+    flag_label,
+    flags_text,
+    literal_tooltip,
+    methods_text,
+    review_label,
+)
 from neardup_gui.ui.palette import OKABE_ITO
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -225,7 +237,7 @@ class CandidateModel(QAbstractTableModel):
         if role == STATUS_ROLE:
             return self._status.get(c.key, REVIEW_PENDING)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(c, col)
+            return literal_tooltip(self._tooltip(c, col))
         if role == Qt.ItemDataRole.TextAlignmentRole and col in _NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QThreadPool, Qt, Signal
+from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -31,8 +31,14 @@ from PySide6.QtWidgets import (
 
 from neardup_gui.core.diffspans import PairDiff, pair_diff
 from neardup_gui.core.records import Candidate, Document, NormalizeOptions
-from neardup_gui.ui.diff_highlights import highlights_for, insertion_points, insertion_swatch, swatch
+from neardup_gui.ui.diff_highlights import (
+    highlights_for,
+    insertion_points,
+    insertion_swatch,
+    swatch,
+)
 from neardup_gui.ui.diff_pane import DiffPane
+from neardup_gui.ui.labels import literal_tooltip
 from neardup_gui.ui.palette import OKABE_ITO, HighlightKind, legend_entries
 from neardup_gui.ui.worker import DiffChannel, DiffJob
 
@@ -197,7 +203,7 @@ class DiffView(QWidget):
             (self.right_title, request.right_doc, request.candidate.right, self.tr("Right")),
         ):
             label.setText(self._describe(doc, doc_id, side))
-            label.setToolTip(label.text())
+            label.setToolTip(literal_tooltip(label.text()))
         self.left.set_text(request.left_text)
         self.right.set_text(request.right_text)
         self._set_notice(request.notice)

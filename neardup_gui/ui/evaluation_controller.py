@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from neardup_gui import tasks
 from neardup_gui.ui.evaluation_panel import EvaluationPanel
+from neardup_gui.ui.labels import literal_tooltip
 
 if TYPE_CHECKING:
     from neardup_gui.ui.main_window import MainWindow
@@ -83,8 +84,8 @@ class EvaluationController(QObject):
         self.panel.set_busy(False)
         self.panel.set_report(run.report, run.labels.source, run.warnings)
         where = str(self.labels_file) if self.labels_file is not None else run.labels.source
-        self.panel.source_label.setToolTip(self.tr("Labels: {0}\nResults written to: {1}").format(
-            where, ", ".join(p.name for p in run.written)))  # fmt: skip
+        self.panel.source_label.setToolTip(literal_tooltip(self.tr("Labels: {0}\nResults written to: {1}").format(
+            where, ", ".join(p.name for p in run.written))))  # fmt: skip
         self.window.statusBar().showMessage(self.tr("Evaluation finished: {0}").format(run.labels.source), 5000)
         self.evaluation_finished.emit(run)
 

@@ -11,13 +11,28 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from neardup_gui.core.records import STATUS_OK, Document
 from neardup_gui.ui.keysort import sort_model_rows
-from neardup_gui.ui.labels import file_status_label, format_size
+from neardup_gui.ui.labels import file_status_label, format_size, literal_tooltip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 DOCUMENT_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -87,7 +102,7 @@ class FilesModel(QAbstractTableModel):
         if role == DOCUMENT_ROLE:
             return d
         if role == Qt.ItemDataRole.ToolTipRole and col in (FileColumn.PATH, FileColumn.MESSAGE):
-            return d.message or d.path
+            return literal_tooltip(d.message or d.path)
         if role == Qt.ItemDataRole.ForegroundRole and col == FileColumn.STATUS and d.status != STATUS_OK:
             return QColor("#A0400A")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (FileColumn.SIZE, FileColumn.CHARS):

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from neardup_gui.core.records import Candidate, Document
 from neardup_gui.ui.groups import Group, Pair, build_groups
-from neardup_gui.ui.labels import review_label
+from neardup_gui.ui.labels import literal_tooltip, review_label
 from neardup_gui.ui.palette import OKABE_ITO
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -194,8 +194,8 @@ class LinksModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col in (LinkColumn.LEFT, LinkColumn.RIGHT):
                 doc = self._docs.get(left if col == LinkColumn.LEFT else right)
-                return doc.path if doc is not None else None
-            return self.data(index, Qt.ItemDataRole.DisplayRole)
+                return literal_tooltip(doc.path if doc is not None else None)
+            return literal_tooltip(self.data(index, Qt.ItemDataRole.DisplayRole))
         if role == Qt.ItemDataRole.ForegroundRole and kind != LINK:
             return QColor(OKABE_ITO["vermillion"]) if kind == INDIRECT else QColor("#777777")
         return None

@@ -46,7 +46,7 @@ from neardup_gui.core.records import (
     Document,
 )
 from neardup_gui.io.session import PairState, now_iso, utc_key
-from neardup_gui.ui.labels import retained_label, review_label
+from neardup_gui.ui.labels import literal_tooltip, retained_label, review_label
 from neardup_gui.ui.palette import OKABE_ITO, tint
 
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -93,8 +93,10 @@ class HistoryModel(QAbstractListModel):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         record = self._rows[index.row()]
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role == Qt.ItemDataRole.DisplayRole:
             return self._describe(record)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return literal_tooltip(self._describe(record))
         if role == RECORD_ROLE:
             return record
         if role == Qt.ItemDataRole.BackgroundRole and isinstance(record, Arbitration):

@@ -7,7 +7,10 @@ Imports PySide6.QtCore only.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP
+import html
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtGui import Qt as QtGui
 
 from neardup_gui.core import records as r
 
@@ -128,6 +131,17 @@ def methods_text(methods: tuple[str, ...] | list[str]) -> str:
 def retained_label(retained: str) -> str:
     """Label of a retained-version choice (``left``, ``right``, ``both`` or empty)."""
     return _label(_RETAINED, retained)
+
+
+def literal_tooltip(text: str | None) -> str | None:
+    """A tooltip that shows ``text`` as typed.
+
+    Qt renders a tooltip as HTML when it "might be rich text", so a file named ``<b>x</b>.txt``
+    would show as a bold "x.txt"; such text is escaped inside a paragraph that keeps its lines.
+    """
+    if not text or not QtGui.mightBeRichText(text):
+        return text
+    return '<p style="white-space:pre-wrap">' + html.escape(text) + "</p>"
 
 
 def format_size(size: int) -> str:

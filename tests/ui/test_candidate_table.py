@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMenu
 
 from neardup_gui.core import records
@@ -193,3 +194,14 @@ def test_a_stale_decision_says_so_in_the_status_column(qtbot) -> None:
     assert "changed since" in model.index(row, Column.STATUS).data(Qt.ItemDataRole.ToolTipRole)
     model.set_status(("a", "b"), REVIEW_KEEP_BOTH, stale=False)
     assert model.index(row, Column.STATUS).data() == "Keep both · 保留双方"
+
+
+def test_tooltips_show_markup_looking_paths_as_typed(qtbot) -> None:
+    docs = {"a": make_document("a", "<b>bold</b>/<i>x</i>.txt"), "b": make_document("b", "src/b.txt")}
+    model = CandidateModel()
+    model.set_candidates([make_candidate("a", "b", 0.9)], docs)
+    tip = model.index(0, Column.LEFT).data(Qt.ItemDataRole.ToolTipRole)
+    document = QTextDocument()
+    document.setHtml(tip)  # what Qt shows for a tooltip that might be rich text
+    assert document.toPlainText() == "<b>bold</b>/<i>x</i>.txt"
+    assert model.index(0, Column.RIGHT).data(Qt.ItemDataRole.ToolTipRole) == "src/b.txt"  # plain stays plain
