@@ -19,7 +19,7 @@
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="+147"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="+161"/>
         <source>about {0} s</source>
         <translation>约 {0} 秒</translation>
     </message>
@@ -146,7 +146,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>AppMenus</name>
     <message>
-        <location filename="../../neardup_gui/ui/app_menus.py" line="+100"/>
+        <location filename="../../neardup_gui/ui/app_menus.py" line="+94"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
@@ -209,7 +209,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>ArbitrationDialog</name>
     <message>
-        <location filename="../../neardup_gui/ui/history_panel.py" line="+141"/>
+        <location filename="../../neardup_gui/ui/history_panel.py" line="+143"/>
         <source>Arbitrate the pair · 仲裁</source>
         <translation>仲裁文本对</translation>
     </message>
@@ -242,7 +242,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>BoilerplateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+130"/>
+        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+131"/>
         <source>Documents</source>
         <translation>文档数</translation>
     </message>
@@ -319,7 +319,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>CandidateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/candidate_model.py" line="+92"/>
+        <location filename="../../neardup_gui/ui/candidate_model.py" line="+104"/>
         <source>Left file</source>
         <translation>左侧文件</translation>
     </message>
@@ -670,7 +670,7 @@ Changed since the screen: its text is not shown; screen again.</source>
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../neardup_gui/ui/diff_view.py" line="+70"/>
+        <location filename="../../neardup_gui/ui/diff_view.py" line="+76"/>
         <source>◀ Previous overlap</source>
         <translation>◀ 上一处重合</translation>
     </message>
@@ -717,7 +717,12 @@ Changed since the screen: its text is not shown; screen again.</source>
         <translation>选择一个文本对进行比较。</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+26"/>
+        <source>Not compared: one side has no text to show.</source>
+        <translation>未比较：有一侧没有可显示的文本。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>Comparing…</source>
         <translation>正在比较…</translation>
     </message>
@@ -775,7 +780,7 @@ The window stays usable; the details say where.</source>
 <context>
     <name>EvaluationController</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+42"/>
+        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+43"/>
         <source>Choose a labels file</source>
         <translation>选择标注文件</translation>
     </message>
@@ -1049,7 +1054,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/files_view.py" line="+45"/>
+        <location filename="../../neardup_gui/ui/files_view.py" line="+60"/>
         <source>Path</source>
         <translation>路径</translation>
     </message>
@@ -1215,8 +1220,12 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+86"/>
+        <source>Groups of documents joined by candidate pairs: {0} ({1} shown), {2} with member pairs that are not directly similar. Groups help you find your way; every decision is about one pair.</source>
+        <translation>由候选文本对连成的文档分组：{0} 个（显示 {1} 个），其中 {2} 个包含并不直接相似的成员文本对。分组只帮助你浏览；每条结论都只针对一个文本对。</translation>
+    </message>
+    <message>
         <source>{0} groups of documents joined by candidate pairs ({1} shown); {2} hold pairs that are not directly similar. Groups are for finding your way only: every decision is about one pair.</source>
-        <translation>由候选文本对连成的文档分组共 {0} 个（显示 {1} 个）；其中 {2} 个包含并不直接相似的文档。分组只用于浏览：每条结论都只针对一个文本对。</translation>
+        <translation type="vanished">由候选文本对连成的文档分组共 {0} 个（显示 {1} 个）；其中 {2} 个包含并不直接相似的文档。分组只用于浏览：每条结论都只针对一个文本对。</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1937,7 +1946,7 @@ Results written to: {1}</source>
 <context>
     <name>ReviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/review_controller.py" line="+94"/>
+        <location filename="../../neardup_gui/ui/review_controller.py" line="+98"/>
         <source>No workspace: decisions are kept until the window closes.</source>
         <translation>没有工作区：结论只保留到窗口关闭为止。</translation>
     </message>
@@ -1962,7 +1971,12 @@ Results written to: {1}</source>
         <translation>筛查后已改动，因此不显示其文本：{0}。请重新筛查后再比较。</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+29"/>
+        <source>The reviewers disagree: History ▸ Arbitrate… records the final status.</source>
+        <translation>审核人意见不一致：请在 历史 ▸ 仲裁… 中记录最终状态。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Deciding is paused while a screen runs.</source>
         <translation>筛查进行期间暂停审核。</translation>
     </message>
@@ -2397,7 +2411,7 @@ Results written to: {1}</source>
 <context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-120"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-131"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>
