@@ -83,7 +83,11 @@ def containment_pairs(
     """
     n_docs = len(hash_arrays)
     empty = np.zeros((0, 2), dtype=np.int64)
-    samples = [sampled(h, sample) for h in hash_arrays]
+    samples = []
+    for i, h in enumerate(hash_arrays):
+        if i % 4096 == 0:
+            progress.check()
+        samples.append(sampled(h, sample))
     counts = np.fromiter((s.size for s in samples), dtype=np.int64, count=n_docs)
     if counts.sum() == 0:
         return empty, 0
@@ -95,6 +99,7 @@ def containment_pairs(
 
     # Postings: the same entries sorted by key. Keys in more than bucket_cap documents are boilerplate.
     order = np.argsort(keys)
+    progress.check()
     post_keys = keys[order]
     gid, sizes = _group_sizes(post_keys)
     ignored = int((sizes > bucket_cap).sum())

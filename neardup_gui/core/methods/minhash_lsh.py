@@ -15,12 +15,15 @@ Imports numpy only (datasketch is the reference in the tests, not a run-time imp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "permutations",
@@ -107,7 +110,8 @@ _THREADS = 2
 def _compiled_kernel():
     try:
         from neardup_gui.core.methods._sigkernel import signature_rows
-    except ImportError:
+    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
+        log.warning("compiled MinHash kernel unavailable; using numpy", exc_info=True)
         return None
     return signature_rows
 
