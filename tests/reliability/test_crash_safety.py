@@ -30,6 +30,7 @@ from reliability_kit import (
     steps_of,
 )
 
+from neardup_gui.core.progress import STAGE_LABELS
 from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
 from neardup_gui.io.workbook import verify_workbook
 
@@ -105,7 +106,7 @@ def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(
     assert done.returncode == 0, done.stderr
     previous = check_workspace(base)
     source_before = snapshot(corpus)
-    stages = ("Reading files", "Normalizing", "Shingling", "Finding candidates", "Verifying pairs")
+    stages = [STAGE_LABELS[s] for s in ("read", "normalize", "shingle", "candidates", "verify")]
     rng = random.Random(20240501)
     points: list[str | float] = [*stages, *(rng.uniform(0.3, 1.5) for _ in range(3))]
     outs = [tmp_path / f"out{i}" for i in range(len(points))]

@@ -164,10 +164,6 @@ def test_error_dialogs_show_file_names_literally(window: MainWindow, tmp_path: P
     assert "<b>gone</b>" in seen(box.text(), box.textFormat())
 
 
-@pytest.mark.xfail(strict=True, reason="item tooltips (CandidateModel LEFT/RIGHT paths, FilesModel path/message) "
-                   "return raw paths; Qt renders a tooltip that might be rich text as HTML, so "
-                   "'<b>bold</b>.txt' shows as a bold 'bold.txt'. Fix: return html.escape'd text in "
-                   "<p style='white-space:pre'>…</p>, or never return markup-looking text raw")
 def test_table_tooltips_show_paths_literally(window: MainWindow) -> None:
     wrong = []
     for view in window.findChildren(QAbstractItemView):
@@ -177,8 +173,6 @@ def test_table_tooltips_show_paths_literally(window: MainWindow) -> None:
     assert wrong == []
 
 
-@pytest.mark.xfail(strict=True, reason="DiffView sets each pane title's tooltip to the title text (path "
-                   "included) with setToolTip: Qt renders it as rich text, so the path is not shown as typed")
 def test_widget_tooltips_show_paths_literally(window: MainWindow) -> None:
     wrong = []
     for widget in window.findChildren(QWidget):
