@@ -78,6 +78,9 @@ def _params_from_args(args: argparse.Namespace) -> ScreenParams:
         docx_tables=not args.no_docx_tables,
         docx_headers_footers=args.docx_headers_footers,
         all_scores=args.all_scores,
+        scope=args.scope,
+        scope_field=args.scope_field,
+        scope_patterns=tuple(args.reference),
     )
     if args.threshold is not None:
         kwargs["threshold"] = args.threshold
@@ -139,6 +142,18 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
         help="also compute TF-IDF cosine and SimHash distance for every pair (auto: for folders up to a few "
         "million characters)",
     )
+    p.add_argument(
+        "--scope",
+        choices=("all", "within", "new_vs_reference", "across"),
+        default="all",
+        help="which pairs to compare: all; within the same --scope-field; new documents against a reference "
+        "archive named by --reference (the archive is not compared with itself); or only across the two sets",
+    )
+    p.add_argument("--scope-field", default="source_id", help="field for --scope within (source_id, version or a sidecar column)")
+    p.add_argument("--reference", nargs="+", metavar="GLOB", default=[], help="patterns naming the reference (or first) set")
+    from neardup_gui.distributed import cli as dask_cli
+
+    dask_cli.add_options(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_screen)
 
@@ -164,14 +179,23 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     if args.sidecar is not None and not args.sidecar.is_file():
         print(f"neardup: error: sidecar file not found: {args.sidecar}", file=sys.stderr)
         return EXIT_REFUSED
+    from neardup_gui.distributed import DistributedRefused, DistributedScreenError
+    from neardup_gui.distributed import cli as dask_cli
+
     progress = None if args.quiet else StderrProgress()
     try:
-        outcome = tasks.screen_folder(
-            args.source, params, out_dir=args.out, sidecar=args.sidecar, **({"progress": progress} if progress else {})
-        )
-    except (CorpusError, OutputInsideSourceError) as exc:
+        if dask_cli.requested(args):
+            outcome = dask_cli.screen(args, params, progress)
+        else:
+            outcome = tasks.screen_folder(
+                args.source, params, out_dir=args.out, sidecar=args.sidecar, **({"progress": progress} if progress else {})
+            )
+    except (CorpusError, OutputInsideSourceError, DistributedRefused) as exc:
         print(f"\nneardup: error: {exc}", file=sys.stderr)
         return EXIT_REFUSED
+    except DistributedScreenError as exc:
+        print(f"\nneardup: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except (Cancelled, KeyboardInterrupt):
         print("\nneardup: cancelled; nothing was written", file=sys.stderr)
         return EXIT_CANCELLED

@@ -33,6 +33,9 @@ from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, 
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.normalize import Normalized, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.scope import allowed as scope_allowed
+from neardup_gui.core.scope import describe as describe_scope
+from neardup_gui.core.scope import scope_labels
 from neardup_gui.core.records import (
     FLAG_EXACT_BYTES,
     FLAG_EXACT_NORMALIZED,
@@ -412,6 +415,7 @@ def screen(
     texts: Mapping[str, str],
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
+    fields: Mapping[str, Mapping[str, str]] | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -420,6 +424,7 @@ def screen(
         texts: doc_id -> raw text for the ``ok`` documents.
         params: Screening parameters.
         progress: Carries stage, counts and cancellation.
+        fields: doc_id -> extra field values (sidecar CSV columns), for a ``within`` scope.
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -457,6 +462,10 @@ def screen(
             "all scores 'always', to get them"
         )
     prepared.cps = None  # no longer needed; free the memory before verification
+    if params.scope != "all":
+        left_out = _apply_scope(proposals, prepared, scope_labels(final_docs, params, fields), params.scope)
+        counts["left_out_by_scope"] = left_out
+        notes.append(f"comparison scope: {describe_scope(params)}; {left_out} proposed pairs left out by it")
     for method, pairs in proposals.by_method.items():
         counts[f"proposed_{method}"] = len(pairs)
     counts["capped_buckets"] = proposals.capped_buckets
@@ -472,6 +481,17 @@ def screen(
     kept = _annotate(kept, diffs, prepared, texts, params, progress)
     counts["candidates"] = len(kept)
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))
+
+
+def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, str], scope: str) -> int:
+    """Drop proposed pairs outside the scope; returns how many distinct pairs were dropped."""
+    dropped: set[tuple[int, int]] = set()
+    ids = prepared.doc_ids
+    for method, pairs in proposals.by_method.items():
+        outside = {p for p in pairs if not scope_allowed(scope, labels.get(ids[p[0]], ""), labels.get(ids[p[1]], ""))}
+        proposals.by_method[method] = pairs - outside
+        dropped |= outside
+    return len(dropped)
 
 
 def _annotate(

@@ -185,6 +185,10 @@ class ScreenParams:
             same letterhead in every manuscript).
         all_scores: Compute TF-IDF cosine and SimHash distance for every pair whatever the method:
             ``auto`` (for folders up to a few million characters), ``always`` or ``never``.
+        scope: Which pairs may be compared (``core.scope``): ``all``, ``within`` (same value of
+            ``scope_field``), ``new_vs_reference`` or ``across`` (sets given by ``scope_patterns``).
+        scope_field: Field for ``within``: ``source_id``, ``version`` or a sidecar CSV column.
+        scope_patterns: Glob patterns on relative paths naming the reference (or first) set.
     """
 
     method: str = METHOD_MINHASH
@@ -207,6 +211,9 @@ class ScreenParams:
     docx_tables: bool = True
     docx_headers_footers: bool = False
     all_scores: str = "auto"
+    scope: str = "all"
+    scope_field: str = "source_id"
+    scope_patterns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -232,6 +239,10 @@ class ScreenParams:
             raise ValueError("containment_sample must be at least 1")
         if self.ngram_min < 1 or self.ngram_max < self.ngram_min:
             raise ValueError("n-gram range must satisfy 1 <= min <= max")
+        if self.scope not in ("all", "within", "new_vs_reference", "across"):
+            raise ValueError("scope is one of all, within, new_vs_reference, across")
+        if self.scope in ("new_vs_reference", "across") and not self.scope_patterns:
+            raise ValueError(f"scope {self.scope} needs patterns naming the reference set")
         if self.all_scores not in ("auto", "always", "never"):
             raise ValueError("all_scores is one of auto, always, never")
         if not 0 <= self.simhash_distance <= 64:
@@ -259,7 +270,7 @@ class ScreenParams:
             kwargs["normalize"] = NormalizeOptions(**kwargs["normalize"])
         elif isinstance(kwargs.get("normalize"), str):
             kwargs["normalize"] = NormalizeOptions.preset(kwargs["normalize"])
-        for name in ("include", "exclude"):
+        for name in ("include", "exclude", "scope_patterns"):
             if name in kwargs:
                 kwargs[name] = tuple(kwargs[name])
         return cls(**kwargs)

@@ -131,7 +131,7 @@ def screen_folder(
         extract_options=ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers),
         progress=progress,
     )
-    result = screen(corpus.documents, corpus.texts, params, progress)
+    result = screen(corpus.documents, corpus.texts, params, progress, fields=corpus.extra)
     changed = tuple(check_integrity(source_path, result.documents))
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
     for d in result.documents:

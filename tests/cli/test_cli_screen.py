@@ -255,3 +255,19 @@ def test_brute_force_jaccard_finds_what_minhash_verified_above_the_threshold(sam
     minhash = {(r["left"], r["right"]): r["jaccard"] for r in read_csv(tmp_path / "m" / "candidates.csv")}
     brute = {(r["left"], r["right"]): r["jaccard"] for r in read_csv(tmp_path / "j" / "candidates.csv")}
     assert minhash == brute
+
+
+def test_scope_new_against_reference_is_recorded_and_counted(sample_copy: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(sample_copy), "--out", str(out), "--scope", "new_vs_reference", "--reference", "历史稿件/*", "-q"]) == 0
+    rows = read_csv(out / "candidates.csv")
+    both_archive = [r for r in rows if r["left"].startswith("历史稿件/") and r["right"].startswith("历史稿件/")]
+    assert not both_archive
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["params"]["scope"] == "new_vs_reference" and run["params"]["scope_patterns"] == ["历史稿件/*"]
+    assert run["counts"]["left_out_by_scope"] >= 2  # the number and the appended revisions, both in the archive
+    assert "left out" in capsys.readouterr().err
+
+
+def test_scope_without_reference_patterns_is_refused(seed_folder: Path, tmp_path: Path) -> None:
+    assert main(["screen", str(seed_folder), "--out", str(tmp_path / "o"), "--scope", "across", "-q"]) == 2
