@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import platform
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
@@ -174,13 +174,22 @@ def screen_folder(
     return outcome
 
 
-def write_screen_outputs(outcome: ScreenOutcome, out_dir: Path) -> None:
+def write_screen_outputs(
+    outcome: ScreenOutcome, out_dir: Path, normalized: Callable[[Path], None] | None = None
+) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
     All or nothing (see ``neardup_gui.io.outputs``): the files are staged, the run is committed
     to the session, then the files replace the previous run's, run.json last. A process killed
     at any moment leaves the previous run's outputs or this run's, never a mix once the session
     is next opened for writing.
+
+    Args:
+        outcome: The finished screen.
+        out_dir: The output folder (refused inside the source).
+        normalized: Makes the run's ``normalized/`` folder at the (not yet existing) staging path
+            it is given, e.g. by renaming a folder the Dask workers wrote; default: written from
+            ``outcome.texts``.
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -202,7 +211,8 @@ def write_screen_outputs(outcome: ScreenOutcome, out_dir: Path) -> None:
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
         outputs.stage_screen_outputs(
             out_dir, run_id, files,
-            lambda folder: outputs.write_normalized(folder, outcome.texts, normalized_ids, outcome.params.normalize),
+            normalized or (lambda folder: outputs.write_normalized(
+                folder, outcome.texts, normalized_ids, outcome.params.normalize)),
         )  # fmt: skip
         try:
             session.record_run(outcome.run, outcome.documents, outcome.candidates)
