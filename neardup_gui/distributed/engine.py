@@ -151,8 +151,6 @@ def screen_distributed(
             f"the Dask engine runs the minhash method (with exact groups and containment); "
             f"method {params.method!r} runs in-process only"
         )
-    if getattr(params, "scope", "all") != "all":
-        raise DistributedRefused(f"scope {params.scope!r} runs in-process only; the Dask engine compares all pairs")
     if params.all_scores == "always":
         raise DistributedRefused(
             "TF-IDF cosine and SimHash distance for every pair need the whole corpus's n-gram statistics "

@@ -39,6 +39,9 @@ from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.pipeline import banding, sort_candidates
 from neardup_gui.core.progress import Progress
+from neardup_gui.core.scope import allowed as scope_allowed
+from neardup_gui.core.scope import describe as describe_scope
+from neardup_gui.core.scope import scope_labels
 from neardup_gui.core.records import (
     METHOD_CONTAINMENT,
     METHOD_EXACT,
@@ -283,6 +286,10 @@ class StageRun:
             band_parts, sample_parts, int(sh.is_rep.sum()) * bands, sh.shingles // max(1, params.containment_sample)
         )
         by_method = self._proposals(sh, lsh_pairs, cont_pairs)
+        if params.scope != "all":
+            left_out = self._apply_scope(by_method, documents)
+            counts["left_out_by_scope"] = left_out
+            notes.append(f"comparison scope: {describe_scope(params)}; {left_out} proposed pairs left out by it")
         for method, pairs in by_method.items():
             counts[f"proposed_{method}"] = len(pairs)
         counts["capped_buckets"] = capped
@@ -380,6 +387,21 @@ class StageRun:
             for a, b in unique_pairs(cont_pairs, span).tolist():
                 by_method[METHOD_CONTAINMENT].update(expand(a, b))
         return by_method
+
+    def _apply_scope(self, by_method: dict[str, set], documents: list[Document]) -> int:
+        """Drop proposed pairs outside the comparison scope, as ``core.pipeline`` does; how many."""
+        labels = scope_labels(documents, self.params, self.plan.fields)
+        scope = self.params.scope
+        dropped: set[tuple[int, int]] = set()
+        for method, pairs in by_method.items():
+            outside = {
+                (a, b)
+                for a, b in pairs
+                if not scope_allowed(scope, labels.get(documents[a].doc_id, ""), labels.get(documents[b].doc_id, ""))
+            }
+            by_method[method] = pairs - outside
+            dropped |= outside
+        return len(dropped)
 
     def _chunk_size(self, n_pairs: int) -> int:
         if self.chunk_pairs:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +121,7 @@ class SourcePlan:
         fixed: Rows decided without reading (excluded, links, ...), as ``(pos, Document)``.
         partitions: What the workers read, in manifest order.
         description: One line for the run notes.
+        fields: doc_id -> the sidecar CSV's extra columns (for a ``within`` comparison scope).
     """
 
     kind: str
@@ -129,6 +130,7 @@ class SourcePlan:
     fixed: tuple[tuple[int, Document], ...]
     partitions: tuple[FilePartition | ParquetPartition, ...]
     description: str
+    fields: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @property
     def reads_files(self) -> bool:
@@ -172,8 +174,9 @@ def _plan_entries(
         rows.append((doc, e))
     rows.sort(key=lambda r: r[0].path)
     documents = [d for d, _ in rows]
+    extra: dict[str, dict[str, str]] = {}
     if sidecar is not None:
-        documents, _extra = apply_sidecar(documents, Path(sidecar))
+        documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
     fixed: list[tuple[int, Document]] = []
     items: list[FileItem] = []
@@ -187,7 +190,7 @@ def _plan_entries(
     partitions = tuple(
         FilePartition(tuple(items[i : i + size]), params.max_bytes, extract) for i in range(0, len(items), size)
     )
-    return SourcePlan(kind, root, len(documents), tuple(fixed), partitions, description)
+    return SourcePlan(kind, root, len(documents), tuple(fixed), partitions, description, extra)
 
 
 def _resolve_root(root: Path | str) -> Path:

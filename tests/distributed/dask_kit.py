@@ -112,3 +112,19 @@ def killing_workers(client, prefix: str, marker: Path | None = None):
     finally:
         client.unregister_worker_plugin(KillWorker.name)
         client.wait_for_workers(2, timeout=60)
+
+
+def _set_allowed_failures(dask_scheduler, n: int) -> int:
+    before = dask_scheduler.allowed_failures
+    dask_scheduler.allowed_failures = n
+    return before
+
+
+@contextmanager
+def failures_allowed(client, n: int):
+    """Meanwhile the scheduler gives up on a task after its worker died ``n + 1`` times."""
+    before = client.run_on_scheduler(_set_allowed_failures, n=n)
+    try:
+        yield
+    finally:
+        client.run_on_scheduler(_set_allowed_failures, n=before)

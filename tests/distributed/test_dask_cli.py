@@ -11,12 +11,11 @@ import pytest
 from neardup_gui.cli import EXIT_OK, EXIT_REFUSED, main
 
 
-def test_engine_dask_writes_the_same_outputs_as_the_in_process_screen(sample_dir, tmp_path, capsys):
-    pytest.importorskip("distributed")
-    pytest.importorskip("dask.dataframe")
+def test_engine_dask_writes_the_same_outputs_as_the_in_process_screen(dask_client, sample_dir, tmp_path, capsys):
     common = ["screen", str(sample_dir), "--all-scores", "never"]
     assert main([*common, "--out", str(tmp_path / "local"), "-q"]) == EXIT_OK
-    assert main([*common, "--out", str(tmp_path / "dask"), "--engine", "dask", "--workers", "2"]) == EXIT_OK
+    address = dask_client.scheduler.address  # the session's local cluster, reached by its address
+    assert main([*common, "--out", str(tmp_path / "dask"), "--engine", "dask", "--scheduler", address]) == EXIT_OK
     err = capsys.readouterr().err
     assert "Finding candidates" in err and "Verifying pairs" in err  # progress, stage by stage
     local, dask = tmp_path / "local", tmp_path / "dask"

@@ -91,6 +91,18 @@ def test_corpus_wide_choices_match_in_process(dask_client, tricky_dir, reference
     assert {"template_only", "exact_bytes", "contained"} <= flags
 
 
+@pytest.mark.parametrize(
+    "scope", [dict(scope="within", scope_field="source_id"), dict(scope="new_vs_reference", scope_patterns=("转载/*",))]
+)
+def test_comparison_scope_leaves_out_the_same_pairs(dask_client, tricky_dir, scope):
+    params = TRICKY_PARAMS.with_(**scope)
+    ref = screen_folder(tricky_dir, params)
+    got = screen_distributed(tricky_dir, params, client=dask_client, partition_docs=10)
+    assert ref.run.counts["left_out_by_scope"] > 0
+    assert got.run.counts["left_out_by_scope"] == ref.run.counts["left_out_by_scope"]
+    assert_same_screen(got, ref)
+
+
 def test_generated_2000_file_corpus_on_dask_matches_in_process(dask_client, corpus_2000, reference_2000):
     got = screen_distributed(corpus_2000, PARAMS, client=dask_client, partition_docs=250, chunk_pairs=40)
     assert len(got.candidates) > 100
@@ -156,3 +168,5 @@ def test_methods_other_than_minhash_are_refused_with_a_reason(dask_client, sampl
         screen_distributed(sample_dir, PARAMS.with_(method="tfidf"), client=dask_client)
     with pytest.raises(DistributedRefused, match="in-process"):
         screen_distributed(sample_dir, PARAMS.with_(all_scores="always"), client=dask_client)
+    with pytest.raises(DistributedRefused, match="not both"):
+        screen_distributed(sample_dir, PARAMS, files_from=sample_dir / "x.txt", parquet=sample_dir, client=dask_client)

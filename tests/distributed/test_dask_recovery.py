@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("distributed")
 pytest.importorskip("dask.dataframe")
 
-from dask_kit import PARAMS, TRICKY_PARAMS, killing_workers  # noqa: E402
+from dask_kit import PARAMS, TRICKY_PARAMS, failures_allowed, killing_workers  # noqa: E402
 
 from neardup_gui.distributed import DistributedScreenError  # noqa: E402
 from neardup_gui.distributed.engine import screen_distributed  # noqa: E402
@@ -30,16 +30,11 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_results_stay_identical(
     assert len(list((out / "normalized").iterdir())) == sum(d.status in ("ok", "no_shingles") for d in got.documents)
 
 
-def test_a_task_that_kills_its_workers_stops_the_run_and_writes_nothing(sample_dir, tmp_path):
-    import dask
-
-    from neardup_gui.distributed.engine import dask_client
-
+def test_a_task_that_kills_its_workers_stops_the_run_and_writes_nothing(dask_client, sample_dir, tmp_path):
     out = tmp_path / "out"
-    # A cluster of its own whose scheduler gives up on a task the first time its worker dies
-    # (the default is after three deaths, each costing a worker restart).
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), dask_client(workers=2) as client:
-        with killing_workers(client, "neardup-verify-"):
-            with pytest.raises(DistributedScreenError, match="kept dying.*nothing was written"):
-                screen_distributed(sample_dir, PARAMS, out_dir=out, client=client, partition_docs=5)
+    # The scheduler gives up on a task the first time its worker dies (by default after three
+    # deaths, each costing a worker restart).
+    with failures_allowed(dask_client, 0), killing_workers(dask_client, "neardup-verify-"):
+        with pytest.raises(DistributedScreenError, match="kept dying.*nothing was written"):
+            screen_distributed(sample_dir, PARAMS, out_dir=out, client=dask_client, partition_docs=5)
     assert not out.exists()
