@@ -55,9 +55,10 @@ class StderrProgress:
         pass
 
     def close(self) -> None:
-        if self.tty:
+        if self.tty and self._stage:
             self.stream.write("\n")
             self.stream.flush()
+        self._stage = ""
 
 
 def _params_from_args(args: argparse.Namespace) -> ScreenParams:
@@ -162,6 +163,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     from neardup_gui import tasks
     from neardup_gui.io.corpus import CorpusError
     from neardup_gui.io.paths import OutputInsideSourceError, ensure_outside_source
+    from neardup_gui.io.session import SessionInUseError, SessionVersionError
 
     try:
         params = _params_from_args(args)
@@ -183,6 +185,12 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     from neardup_gui.distributed import cli as dask_cli
 
     progress = None if args.quiet else StderrProgress()
+
+    def say(message: str) -> None:
+        if progress is not None:
+            progress.close()  # end the progress bar's line first
+        print(message, file=sys.stderr)
+
     try:
         if dask_cli.requested(args):
             outcome = dask_cli.screen(args, params, progress)
@@ -190,18 +198,17 @@ def _cmd_screen(args: argparse.Namespace) -> int:
             outcome = tasks.screen_folder(
                 args.source, params, out_dir=args.out, sidecar=args.sidecar, **({"progress": progress} if progress else {})
             )
-    except (CorpusError, OutputInsideSourceError, DistributedRefused) as exc:
-        print(f"\nneardup: error: {exc}", file=sys.stderr)
+    except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:
+        say(f"neardup: error: {exc}")
         return EXIT_REFUSED
     except DistributedScreenError as exc:
-        print(f"\nneardup: error: {exc}", file=sys.stderr)
+        say(f"neardup: error: {exc}")
         return EXIT_FAILED
     except (Cancelled, KeyboardInterrupt):
-        print("\nneardup: cancelled; nothing was written", file=sys.stderr)
+        say("neardup: cancelled; nothing was written")
         return EXIT_CANCELLED
-    finally:
-        if progress is not None:
-            progress.close()
+    if progress is not None:
+        progress.close()
     run = outcome.run
     ok = run.counts.get("files_ok", 0)
     print(

@@ -248,17 +248,19 @@ def evaluate_outdir(
         raise EvaluationError("give a labels file or use the review decisions as labels (one of the two)")
     if group_by not in ("split", "source"):
         raise EvaluationError(f"group_by must be 'split' or 'source', got {group_by!r}")
-    source, params = _read_run(out)
-    if not source.is_dir():
-        raise EvaluationError(f"the screened folder {source} (from run.json) no longer exists")
-    out = ensure_outside_source(out, source)
-    rows_checked = None
-    if labels_file is not None:
-        rows_checked = read_labels(labels_file)  # fail on a bad file before reading the corpus
+    # The session first: opening it for writing settles a screen that was interrupted while writing
+    # its outputs, so run.json read below belongs to the session's latest complete run.
     own = session is None
     if own:
         session = _open_session(out)
     try:
+        source, params = _read_run(out)
+        if not source.is_dir():
+            raise EvaluationError(f"the screened folder {source} (from run.json) no longer exists")
+        out = ensure_outside_source(out, source)
+        rows_checked = None
+        if labels_file is not None:
+            rows_checked = read_labels(labels_file)  # fail on a bad file before reading the corpus
         documents, texts, warnings = _reread(source, params, out, progress)
         if from_decisions:
             if session is None:

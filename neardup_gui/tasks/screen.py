@@ -132,7 +132,7 @@ def screen_folder(
         progress=progress,
     )
     result = screen(corpus.documents, corpus.texts, params, progress, fields=corpus.extra)
-    changed = tuple(check_integrity(source_path, result.documents))
+    changed = tuple(check_integrity(source_path, result.documents, progress=progress))
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
     for d in result.documents:
         counts[f"files_{d.status}"] = counts.get(f"files_{d.status}", 0) + 1
@@ -170,6 +170,7 @@ def screen_folder(
         changed_files=changed,
     )
     if out_path is not None:
+        progress.check()  # a cancel that arrived during the last stage still stops before any write
         write_screen_outputs(outcome, out_path)
     return outcome
 

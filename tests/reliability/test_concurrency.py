@@ -57,9 +57,6 @@ def test_cancel_in_each_stage_raises_cancelled_and_keeps_the_previous_outputs(sc
     assert snapshot(out) == before  # every byte and mtime of the previous outputs
 
 
-@pytest.mark.xfail(strict=True, reason="tasks.screen_folder does not check for cancellation after the last "
-                   "progress report of the flags stage (nor during the source integrity check): a cancel "
-                   "arriving then is ignored and the outputs are written")
 def test_a_cancel_after_the_last_progress_report_still_cancels(screened) -> None:
     source, out = screened
     before = snapshot(out)
@@ -101,8 +98,6 @@ def test_a_screen_into_a_workspace_open_in_another_process_is_refused_and_change
     assert check_workspace(out) == latest
 
 
-@pytest.mark.xfail(strict=True, reason="neardup screen does not catch SessionInUseError: it prints a traceback "
-                   "and exits 1 instead of one error line and exit code 2 (decide and evaluate do)")
 def test_the_cli_says_in_one_line_that_the_workspace_is_in_use(screened) -> None:
     source, out = screened
     holder = _hold(out)
