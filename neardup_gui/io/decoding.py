@@ -29,9 +29,11 @@ from __future__ import annotations
 import codecs
 import functools
 import re
+import threading
 import unicodedata
-from collections import Counter
 from collections.abc import Sequence
+
+import numpy as np
 
 __all__ = [
     "BinaryContentError",
@@ -97,6 +99,7 @@ def detect_binary(data: bytes) -> str | None:
 
 
 @functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=1 << 16)
 def _char_weight(ch: str) -> float:
     """How much one (non-whitespace) character speaks for a decoding being right."""
     o = ord(ch)
@@ -128,16 +131,30 @@ def _is_common_hanzi(ch: str) -> bool:
         return False
 
 
+_WEIGHTS = None  # lazily filled: code point -> _char_weight (NaN = not computed yet)
+_WEIGHTS_LOCK = threading.Lock()
+
+
 def plausibility(text: str) -> float:
     """Score how much ``text`` looks like real (mostly Chinese) text: 1.0 = every non-space character
     is ASCII, common hanzi or punctuation; below 0 = garbage. Samples long texts evenly."""
+    global _WEIGHTS
     compact = _WHITESPACE_RE.sub("", text)
     if not compact:
         return 1.0
     if len(compact) > _SCORE_SAMPLE:
         compact = compact[:: len(compact) // _SCORE_SAMPLE + 1]
-    counts = Counter(compact)
-    return sum(_char_weight(ch) * n for ch, n in counts.items()) / len(compact)
+    cps = np.frombuffer(compact.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    with _WEIGHTS_LOCK:
+        if _WEIGHTS is None:
+            _WEIGHTS = np.full(0x110000, np.nan, dtype=np.float32)
+        weights = _WEIGHTS[cps]
+        missing = np.isnan(weights)
+        if missing.any():
+            for cp in np.unique(cps[missing]).tolist():
+                _WEIGHTS[cp] = _char_weight(chr(cp))
+            weights = _WEIGHTS[cps]
+    return float(weights.sum(dtype=np.float64)) / len(compact)
 
 
 def _strict(data: bytes, encoding: str) -> str | None:
