@@ -155,6 +155,11 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
     from neardup_gui.distributed import cli as dask_cli
 
     dask_cli.add_options(p)
+    p.add_argument(
+        "--no-normalized",
+        action="store_true",
+        help="do not write normalized/ (one file per document; slow to create for large folders)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_screen)
 
@@ -196,7 +201,12 @@ def _cmd_screen(args: argparse.Namespace) -> int:
             outcome = dask_cli.screen(args, params, progress)
         else:
             outcome = tasks.screen_folder(
-                args.source, params, out_dir=args.out, sidecar=args.sidecar, **({"progress": progress} if progress else {})
+                args.source,
+                params,
+                out_dir=args.out,
+                sidecar=args.sidecar,
+                with_normalized=not args.no_normalized,
+                **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:
         say(f"neardup: error: {exc}")

@@ -97,6 +97,7 @@ def screen_folder(
     out_dir: Path | str | None = None,
     sidecar: Path | str | None = None,
     progress: Progress = NULL_PROGRESS,
+    with_normalized: bool = True,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -106,6 +107,8 @@ def screen_folder(
         out_dir: If given, outputs are written there (refused when inside ``source``).
         sidecar: Optional CSV giving doc_id / source_id / version per relative path.
         progress: Stage, counts and cancellation.
+        with_normalized: Write ``normalized/`` (one file per document; creating thousands of small
+            files can cost more than the screen itself). When False the folder holds only a note.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -171,8 +174,17 @@ def screen_folder(
     )
     if out_path is not None:
         progress.check()  # a cancel that arrived during the last stage still stops before any write
-        write_screen_outputs(outcome, out_path)
+        write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
     return outcome
+
+
+def _normalized_skipped(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "NOT_WRITTEN.txt").write_text(
+        "The normalized texts were not written for this run (screen --no-normalized).\n"
+        "Screen again without that option to get one file per document here.\n",
+        encoding="utf-8",
+    )
 
 
 def write_screen_outputs(

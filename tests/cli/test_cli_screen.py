@@ -271,3 +271,12 @@ def test_scope_new_against_reference_is_recorded_and_counted(sample_copy: Path, 
 
 def test_scope_without_reference_patterns_is_refused(seed_folder: Path, tmp_path: Path) -> None:
     assert main(["screen", str(seed_folder), "--out", str(tmp_path / "o"), "--scope", "across", "-q"]) == 2
+
+
+def test_no_normalized_leaves_a_note_instead_of_stale_files(sample_copy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["screen", str(sample_copy), "--out", str(out), "-q"]) == 0
+    assert len(list((out / "normalized").glob("*.txt"))) > 20
+    assert main(["screen", str(sample_copy), "--out", str(out), "--no-normalized", "-q"]) == 0
+    assert [p.name for p in (out / "normalized").iterdir()] == ["NOT_WRITTEN.txt"]
+    assert read_csv(out / "candidates.csv")
