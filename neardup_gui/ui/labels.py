@@ -13,6 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import Qt as QtGui
 
 from neardup_gui.core import records as r
+from neardup_gui.core.progress import STAGE_LABELS
 
 CONTEXT = "neardup"
 
@@ -85,6 +86,24 @@ _METHODS_SHORT = {
     r.METHOD_CONTAINMENT: QT_TRANSLATE_NOOP("neardup", "containment"),
 }
 
+# Stages of a screen (``core.progress.STAGES``) as the progress bar names them.
+_STAGES = {
+    "read": QT_TRANSLATE_NOOP("neardup", "Reading files"),
+    "normalize": QT_TRANSLATE_NOOP("neardup", "Normalizing"),
+    "shingle": QT_TRANSLATE_NOOP("neardup", "Shingling and signing"),
+    "candidates": QT_TRANSLATE_NOOP("neardup", "Finding candidates"),
+    "verify": QT_TRANSLATE_NOOP("neardup", "Verifying pairs"),
+    "flags": QT_TRANSLATE_NOOP("neardup", "Checking revisions and templates"),
+}
+
+# Comparison scopes (``core.scope.SCOPES``) as the Parameters panel offers them.
+_SCOPES = {
+    "all": QT_TRANSLATE_NOOP("neardup", "All pairs"),
+    "within": QT_TRANSLATE_NOOP("neardup", "Only within the same value of a field"),
+    "new_vs_reference": QT_TRANSLATE_NOOP("neardup", "New documents against a reference archive"),
+    "across": QT_TRANSLATE_NOOP("neardup", "Only across two sets"),
+}
+
 _RETAINED = {
     "": QT_TRANSLATE_NOOP("neardup", "Not chosen"),
     "left": QT_TRANSLATE_NOOP("neardup", "Left"),
@@ -108,9 +127,15 @@ def flag_label(flag: str) -> str:
     return _label(_FLAGS, flag)
 
 
+def list_separator() -> str:
+    """What separates the items of a short list: ``, `` in English, ``、`` in Chinese."""
+    # The literal context and comment let lupdate extract it (the comment tells the translator what it is).
+    return QCoreApplication.translate("neardup", ", ", "between the items of a short list (flags, methods)")
+
+
 def flags_text(flags: tuple[str, ...] | list[str]) -> str:
     """Flags as one readable line, in the engine's order."""
-    return ", ".join(flag_label(f) for f in flags)
+    return list_separator().join(flag_label(f) for f in flags)
 
 
 def file_status_label(status: str) -> str:
@@ -125,7 +150,37 @@ def method_label(method: str) -> str:
 
 def methods_text(methods: tuple[str, ...] | list[str]) -> str:
     """The methods that found a pair, as short names, e.g. ``MinHash, containment``."""
-    return ", ".join(_label(_METHODS_SHORT, m) for m in methods)
+    return list_separator().join(_label(_METHODS_SHORT, m) for m in methods)
+
+
+def stage_label(stage: str) -> str:
+    """Name of a stage of the screen (``read``, ``normalize``, …) for the progress bar."""
+    text = _STAGES.get(stage)
+    return tr(text) if text is not None else STAGE_LABELS.get(stage, stage)
+
+
+def stage_labels() -> list[str]:
+    """Every stage name, translated (the progress bar sizes itself for the longest)."""
+    return [stage_label(stage) for stage in _STAGES]
+
+
+def scope_label(scope: str) -> str:
+    """Name of a comparison scope, e.g. ``New documents against a reference archive``."""
+    return _label(_SCOPES, scope)
+
+
+def scope_text(params: r.ScreenParams) -> str:
+    """What the scope of ``params`` compares, in one translated phrase (run notes, status bar)."""
+    patterns = " ".join(params.scope_patterns) or tr("(no pattern)")
+    if params.scope == "within":
+        return tr("only pairs with the same {0}").format(params.scope_field)
+    if params.scope == "new_vs_reference":
+        return tr("new documents against the reference archive {0} (the archive is not compared with itself)").format(
+            patterns
+        )
+    if params.scope == "across":
+        return tr("only pairs across the two sets: {0} against the rest").format(patterns)
+    return tr("all pairs")
 
 
 def retained_label(retained: str) -> str:

@@ -12,8 +12,9 @@ import time
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from neardup_gui.core.progress import STAGE_LABELS, overall_fraction
-from neardup_gui.ui.labels import format_duration, tr
+from neardup_gui.core.progress import overall_fraction
+from neardup_gui.ui.labels import format_duration, stage_labels
+from neardup_gui.ui.labels import stage_label as stage_name
 
 _STEPS = 1000
 _MIN_SHARE_FOR_ESTIMATE = 0.03
@@ -28,8 +29,9 @@ class ProgressPanel(QWidget):
         super().__init__(parent)
         self.stage_label = QLabel()
         # Wide enough for the longest stage with six-digit counts, so the bar does not jump about.
-        widest = tr(max(STAGE_LABELS.values(), key=len)) + " 100,000 / 100,000"
-        self.stage_label.setMinimumWidth(self.fontMetrics().horizontalAdvance(widest) + 8)
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(label) for label in stage_labels())
+        self.stage_label.setMinimumWidth(widest + metrics.horizontalAdvance(" 100,000 / 100,000") + 8)
         self.bar = QProgressBar()
         self.bar.setRange(0, _STEPS)
         self.bar.setMinimumWidth(220)
@@ -62,7 +64,7 @@ class ProgressPanel(QWidget):
         """Show one progress report of the worker."""
         share = overall_fraction(stage, done, total)
         self.bar.setValue(round(share * _STEPS))
-        stage_text = tr(STAGE_LABELS.get(stage, stage))
+        stage_text = stage_name(stage)
         counts = f" {done:,} / {total:,}" if total > 0 else ""
         if self.cancel_button.isEnabled():
             self.stage_label.setText(f"{stage_text}{counts}")
