@@ -75,6 +75,8 @@ def apply_preferences(window: MainWindow, settings: AppSettings, changed: set[st
         window.diff_view.set_highlight_colours(highlight_colours(settings))
     if "reviewer" in changed:
         window.decision_form.set_reviewer(settings.reviewer())
+    if "params" in changed:
+        window.params_panel.set_defaults(settings.default_params())  # what "Defaults" shows
     if "params" in changed and not window.runner.running:
         window.params_panel.set_params(settings.default_params())
     elif everything and settings.last_params() is None:

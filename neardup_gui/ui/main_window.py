@@ -45,6 +45,7 @@ from neardup_gui.ui.overview_controller import OverviewController
 from neardup_gui.ui.params_panel import ParamsPanel
 from neardup_gui.ui.progress_panel import ProgressPanel
 from neardup_gui.ui.review_controller import ReviewController
+from neardup_gui.ui.run_notes import RunNotes, notes_above
 from neardup_gui.ui.settings import AppSettings
 from neardup_gui.ui.source_bar import SourceBar
 from neardup_gui.ui.window_menus import WindowMenus
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.decision_form = DecisionForm()
         self.history_panel = HistoryPanel()
         self.progress = ProgressPanel()
+        self.run_notes = RunNotes()
         self.review = ReviewController(
             self.candidate_model, self.candidate_view, self.diff_view, self.decision_form, self.history_panel, self
         )
@@ -109,7 +111,7 @@ class MainWindow(QMainWindow):
     # -- construction ---------------------------------------------------------------------------
     def _build_layout(self) -> None:
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.candidate_view, self.tr("Candidate pairs"))
+        self.tabs.addTab(notes_above(self.run_notes, self.candidate_view), self.tr("Candidate pairs"))
         self.tabs.addTab(self.overview.groups_view, self.tr("Groups"))
         self.tabs.addTab(self.overview.boilerplate_view, self.tr("Boilerplate"))
         self.tabs.addTab(self.files_view, self.tr("Files"))
@@ -164,6 +166,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
     def _restore_state(self) -> None:
+        self.params_panel.set_defaults(self.settings.default_params())
         self.params_panel.set_params(self.settings.last_params() or ScreenParams())
         self._update_banding()
         self.decision_form.set_reviewer(self.settings.reviewer())
@@ -198,9 +201,9 @@ class MainWindow(QMainWindow):
         self.source_bar.set_source(str(self.source))
         self.settings.add_recent_folder(self.source)
         remembered = self.settings.workspace_for(self.source)
-        workspace = Path(remembered) if remembered else default_workspace(self.source)
-        if not self._accept_workspace(workspace, quiet=True):
-            self._accept_workspace(default_workspace(self.source), quiet=False)
+        default = default_workspace(self.source, self.settings.workspaces_root() or None)
+        if not self._accept_workspace(Path(remembered) if remembered else default, quiet=True):
+            self._accept_workspace(default, quiet=False)
         self._update_title()
         if screen:
             self.start_screen()
@@ -313,6 +316,7 @@ class MainWindow(QMainWindow):
         self.review.show_outcome(outcome)
         self.overview.show_outcome(outcome)
         self.evaluation.panel.clear()
+        self.run_notes.show_run(outcome.run, outcome.params)
         if outcome.out_dir is not None:
             self.settings.set_last_workspace(outcome.out_dir)
 
@@ -335,11 +339,10 @@ class MainWindow(QMainWindow):
     def _on_screen_finished(self, outcome: tasks.ScreenOutcome) -> None:
         self._show_outcome(outcome)
         usable = sum(1 for d in outcome.documents if d.usable)
-        self.statusBar().showMessage(
-            self.tr("{0} pairs among {1} files ({2} compared) in {3:.1f} s.").format(
-                len(outcome.candidates), len(outcome.documents), usable, time.monotonic() - self._screen_started
-            )
+        summary = self.tr("{0} pairs among {1} files ({2} compared) in {3:.1f} s.").format(
+            len(outcome.candidates), len(outcome.documents), usable, time.monotonic() - self._screen_started
         )
+        self.statusBar().showMessage(self.run_notes.with_scope_summary(summary, outcome.run))
         if outcome.changed_files:
             changed = "\n".join(f"{path}: {what}" for path, what in outcome.changed_files)
             self.show_error(

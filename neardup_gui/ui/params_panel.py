@@ -1,8 +1,10 @@
-"""The screening parameters: method, k, num_perm, threshold or bands × rows, normalization, patterns.
+"""The screening parameters: method, k, num_perm, threshold or bands × rows, normalization, patterns
+and the comparison scope (``ui.scope_box``).
 
 Shows the LSH S-curve for the current banding in words ("pairs at Jaccard 0.8 are found with
 probability …"). ``params()`` builds a validated ``ScreenParams``; fields the panel does not show
-keep the values of the parameters last given to ``set_params``.
+keep the values of the parameters last given to ``set_params``. "Defaults" shows the parameters given
+to ``set_defaults`` (the window passes the ones chosen in Preferences).
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
 from neardup_gui.core.methods.minhash_lsh import collision_probability, optimal_bands_rows
 from neardup_gui.core.records import METHOD_MINHASH, METHODS, NormalizeOptions, ScreenParams
 from neardup_gui.ui.labels import method_label
+from neardup_gui.ui.scope_box import ScopeBox
 
 PROBE_JACCARD = 0.8  # the Jaccard the S-curve sentence speaks about
 _SPLIT_RE = re.compile(r"[;,\s]+")
@@ -52,6 +55,7 @@ class ParamsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._base = ScreenParams()
+        self._defaults = ScreenParams()
         self._loading = False
 
         self.method_combo = QComboBox()
@@ -109,7 +113,9 @@ class ParamsPanel(QWidget):
         self.exclude_edit = QLineEdit()
         self.exclude_edit.setPlaceholderText(self.tr("e.g. drafts/* *.bak"))
         self.exclude_edit.setToolTip(self.tr("Glob patterns on relative paths, separated by spaces"))
+        self.scope_box = ScopeBox()
         self.reset_button = QPushButton(self.tr("Defaults"))
+        self.reset_button.setToolTip(self.tr("Show the default parameters (chosen in Preferences)"))
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #A0400A;")
@@ -136,15 +142,17 @@ class ParamsPanel(QWidget):
         f4.addRow(self.tr("Include"), self.include_edit)
         f4.addRow(self.tr("Exclude"), self.exclude_edit)
 
-        # Three columns, so the whole panel fits the table's height: method and files, LSH, normalization.
+        # Three columns, so the whole panel fits the table's height: method and files, LSH,
+        # normalization and scope.
         layout = QGridLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(method_box, 0, 0)
         layout.addWidget(files_box, 1, 0)
         layout.addWidget(lsh_box, 0, 1, 2, 1)
         layout.addWidget(norm_box, 0, 2)
+        layout.addWidget(self.scope_box, 1, 2)
         layout.addWidget(self.error_label, 2, 0, 1, 2)
-        layout.addWidget(self.reset_button, 1, 2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
+        layout.addWidget(self.reset_button, 2, 2, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         layout.setRowStretch(3, 1)
         layout.setColumnStretch(3, 1)
         for column in (0, 1, 2):
@@ -163,8 +171,18 @@ class ParamsPanel(QWidget):
             box.toggled.connect(self._changed)
         for edit in (self.include_edit, self.exclude_edit):
             edit.textChanged.connect(self._changed)
-        self.reset_button.clicked.connect(lambda: self.set_params(ScreenParams()))
+        self.scope_box.changed.connect(self._changed)
+        self.reset_button.clicked.connect(self.reset_to_defaults)
         self.set_params(ScreenParams())
+
+    def set_defaults(self, params: ScreenParams) -> None:
+        """The parameters the "Defaults" button shows (the panel's values do not change now)."""
+        self._defaults = params
+
+    def reset_to_defaults(self) -> None:
+        """Show the default parameters, as the "Defaults" button does."""
+        self.set_params(self._defaults)
+        self.params_changed.emit()
 
     # -- values -------------------------------------------------------------------------------
     def set_params(self, params: ScreenParams) -> None:
@@ -189,12 +207,16 @@ class ParamsPanel(QWidget):
             self.keep_combo.setCurrentIndex(max(0, self.keep_combo.findData(params.normalize.keep)))
             self.include_edit.setText(" ".join(params.include))
             self.exclude_edit.setText(" ".join(params.exclude))
+            self.scope_box.set_values(params.scope, params.scope_field, params.scope_patterns)
         finally:
             self._loading = False
         self._refresh()
 
     def params(self) -> ScreenParams:
-        """The parameters as shown; raises ``ValueError`` when they do not validate."""
+        """The parameters as shown; raises ``ValueError`` (saying what to fix) when they do not validate."""
+        problem = self.scope_box.problem()
+        if problem:
+            raise ValueError(problem)
         manual = self.manual_banding.isChecked()
         return self._base.with_(
             method=self.method_combo.currentData(),
@@ -211,6 +233,7 @@ class ParamsPanel(QWidget):
             ),
             include=split_patterns(self.include_edit.text()),
             exclude=split_patterns(self.exclude_edit.text()),
+            **self.scope_box.values(),
         )
 
     def banding(self) -> tuple[int, int]:

@@ -1,7 +1,8 @@
 """Remembered UI state behind typed getters: the only module that touches ``QSettings``.
 
 Geometry, splitter and header states, recent folders, the workspace chosen per source, the last
-workspace shown (reopened at start-up), the last screening parameters and the reviewer's name. Lists are stored as lists and converted on read; the
+workspace shown (reopened at start-up) and the recent ones, the last screening parameters and the
+reviewer's name. Lists are stored as lists and converted on read; the
 parameters as JSON (``ScreenParams.to_dict``), so a value written by an older version that no longer
 validates falls back to the defaults instead of breaking start-up.
 Imports PySide6.QtCore only.
@@ -78,17 +79,26 @@ class AppSettings:
         self._s.setValue(f"headers/{name}", value)
 
     # -- folders ------------------------------------------------------------------------------
-    def recent_folders(self) -> list[str]:
-        """Recently opened source folders, most recent first."""
-        value = self._s.value("folders/recent", [])
+    def _list(self, key: str) -> list[str]:
+        value = self._s.value(key, [])
         if isinstance(value, str):  # QSettings returns a lone string for a one-item list
             value = [value]
         return [str(v) for v in (value or []) if v][:MAX_RECENT]
 
+    def _push(self, key: str, item: Path | str) -> None:
+        item = str(item)
+        self._s.setValue(key, ([item] + [f for f in self._list(key) if f != item])[:MAX_RECENT])
+
+    def recent_folders(self) -> list[str]:
+        """Recently opened source folders, most recent first."""
+        return self._list("folders/recent")
+
     def add_recent_folder(self, folder: Path | str) -> None:
-        folder = str(folder)
-        items = [folder] + [f for f in self.recent_folders() if f != folder]
-        self._s.setValue("folders/recent", items[:MAX_RECENT])
+        self._push("folders/recent", folder)
+
+    def recent_workspaces(self) -> list[str]:
+        """Workspaces whose review was shown recently, most recent first."""
+        return self._list("folders/recent_workspaces")
 
     def workspace_for(self, source: Path | str) -> str | None:
         """The workspace the user chose for this source folder, if any."""
@@ -109,7 +119,9 @@ class AppSettings:
         return str(value) if value else None
 
     def set_last_workspace(self, workspace: Path | str) -> None:
+        """Remember the workspace shown now (reopened at start-up; first of the recent ones)."""
         self._s.setValue("folders/last_workspace", str(workspace))
+        self._push("folders/recent_workspaces", workspace)
 
     # -- screening parameters -------------------------------------------------------------------
     def last_params(self) -> ScreenParams | None:

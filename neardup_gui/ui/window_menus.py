@@ -1,9 +1,10 @@
 """The main window's actions and its File, View and Review menus.
 
 Every action is also added to the window itself, so its shortcut works wherever the focus is.
-Escape cancels a running screen (the progress panel says "Cancelling…" at once). The Settings and
-Help menus come from ``app_menus``.
-Imports PySide6 only.
+Escape cancels a running screen (the progress panel says "Cancelling…" at once). File → Recent
+workspaces reopens a workspace shown before (one whose session is gone is listed but disabled). The
+Settings and Help menus come from ``app_menus``.
+Imports PySide6 and ``neardup_gui.tasks`` (the session file's name) only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 
+from neardup_gui.tasks import SESSION_FILE
 from neardup_gui.ui.diff_view import DiffView
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ class WindowMenus(QObject):
         self.file_menu = bar.addMenu(self.tr("&File"))
         self.file_menu.addActions([self.open_action, self.open_workspace_action, self.workspace_action])
         self.file_menu.addMenu(w.recent_menu)
+        self.recent_workspaces_menu = self.file_menu.addMenu(self.tr("Recen&t workspaces"))
         self.file_menu.addSeparator()
         self.file_menu.addActions([self.screen_action, self.cancel_action])
         self.file_menu.addSeparator()
@@ -63,6 +66,7 @@ class WindowMenus(QObject):
         self.columns_menu.aboutToShow.connect(self._fill_columns_menu)
         self.review_menu.aboutToShow.connect(lambda: self.arbitrate_action.setEnabled(w.history_panel.can_arbitrate()))
         w.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.recent_workspaces_menu.aboutToShow.connect(self.fill_recent_workspaces_menu)
 
     def _action(self, text: str, slot: object, shortcut: QKeySequence | str | None = None) -> QAction:
         action = QAction(text, self.window)
@@ -76,6 +80,7 @@ class WindowMenus(QObject):
         """A screen started (True) or ended: what may be started now."""
         for action in (self.screen_action, self.open_action, self.workspace_action, self.open_workspace_action):
             action.setEnabled(not running)
+        self.recent_workspaces_menu.setEnabled(not running)
         self.cancel_action.setEnabled(running)
 
     def _fill_columns_menu(self) -> None:
@@ -88,5 +93,19 @@ class WindowMenus(QObject):
         for folder in folders:
             action = menu.addAction(folder.replace("&", "&&"))  # no mnemonics in paths
             action.triggered.connect(lambda _checked=False, f=folder: self.window.set_source(Path(f)))
+        if not folders:
+            menu.addAction(self.tr("(none yet)")).setEnabled(False)
+
+    def fill_recent_workspaces_menu(self) -> None:
+        """List the recent workspaces; choosing one opens it like File → Open workspace…."""
+        menu = self.recent_workspaces_menu
+        menu.clear()
+        folders = self.window.settings.recent_workspaces()
+        for folder in folders:
+            action = menu.addAction(folder.replace("&", "&&"))  # no mnemonics in paths
+            if not (Path(folder) / SESSION_FILE).is_file():
+                action.setEnabled(False)
+                action.setToolTip(self.tr("This folder no longer holds a review session"))
+            action.triggered.connect(lambda _checked=False, f=folder: self.window.workspaces.open_workspace(Path(f)))
         if not folders:
             menu.addAction(self.tr("(none yet)")).setEnabled(False)

@@ -116,11 +116,10 @@ class WorkspaceController(QObject):
     def _loaded(self, outcome: tasks.ScreenOutcome) -> None:
         w = self.window
         w.show_loaded_outcome(outcome)
-        w.statusBar().showMessage(
-            self.tr("Opened the workspace {0}: {1} pairs among {2} files, screened {3}.").format(
-                outcome.out_dir, len(outcome.candidates), len(outcome.documents), outcome.run.finished
-            )
+        summary = self.tr("Opened the workspace {0}: {1} pairs among {2} files, screened {3}.").format(
+            outcome.out_dir, len(outcome.candidates), len(outcome.documents), outcome.run.finished
         )
+        w.statusBar().showMessage(w.run_notes.with_scope_summary(summary, outcome.run))
         if outcome.changed_files:
             w.show_error(
                 self.tr("Files changed since the screen"),
