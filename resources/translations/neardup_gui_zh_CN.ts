@@ -19,7 +19,32 @@
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="+161"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="+174"/>
+        <source>(no pattern)</source>
+        <translation>（未填写匹配规则）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>only pairs with the same {0}</source>
+        <translation>仅比较 {0} 相同的文档对</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>new documents against the reference archive {0} (the archive is not compared with itself)</source>
+        <translation>新稿件对照参考档案 {0}（档案内部不互相比较）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>only pairs across the two sets: {0} against the rest</source>
+        <translation>仅比较跨两组的文档对：{0} 对照其余文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>all pairs</source>
+        <translation>全部文档对</translation>
+    </message>
+    <message>
+        <location line="+33"/>
         <source>about {0} s</source>
         <translation>约 {0} 秒</translation>
     </message>
@@ -83,30 +108,6 @@
         <source>Evidence of a changed number, date, unit, negation or condition</source>
         <translation>数字、日期、单位、否定或条件发生变化的证据</translation>
     </message>
-    <message>
-        <source>Reading files</source>
-        <translation type="vanished">正在读取文件</translation>
-    </message>
-    <message>
-        <source>Normalizing</source>
-        <translation type="vanished">正在标准化</translation>
-    </message>
-    <message>
-        <source>Shingling and signing</source>
-        <translation type="vanished">正在分片并计算签名</translation>
-    </message>
-    <message>
-        <source>Finding candidates</source>
-        <translation type="vanished">正在查找候选</translation>
-    </message>
-    <message>
-        <source>Verifying pairs</source>
-        <translation type="vanished">正在核验文本对</translation>
-    </message>
-    <message>
-        <source>Checking revisions and templates</source>
-        <translation type="vanished">正在检查修订和模板</translation>
-    </message>
 </context>
 <context>
     <name>AboutDialog</name>
@@ -146,7 +147,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>AppMenus</name>
     <message>
-        <location filename="../../neardup_gui/ui/app_menus.py" line="+94"/>
+        <location filename="../../neardup_gui/ui/app_menus.py" line="+96"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
@@ -662,10 +663,6 @@ Changed since the screen: its text is not shown; screen again.</source>
         <source>Unsaved changes (Ctrl+S saves)</source>
         <translation>有未保存的修改（Ctrl+S 保存）</translation>
     </message>
-    <message>
-        <source>Original source, author, reprint permission</source>
-        <translation type="vanished">原始出处、作者、转载授权</translation>
-    </message>
 </context>
 <context>
     <name>DiffView</name>
@@ -755,7 +752,7 @@ Changed since the screen: its text is not shown; screen again.</source>
 <context>
     <name>ErrorDialog</name>
     <message>
-        <location filename="../../neardup_gui/app.py" line="+69"/>
+        <location filename="../../neardup_gui/app.py" line="+85"/>
         <source>Something went wrong: {0}
 The window stays usable; the details say where.</source>
         <translation>出现了问题：{0}
@@ -1115,14 +1112,6 @@ Results written to: {1}</source>
 <context>
     <name>GroupsModel</name>
     <message>
-        <source>Group</source>
-        <translation type="vanished">分组</translation>
-    </message>
-    <message>
-        <source>Documents</source>
-        <translation type="vanished">文档数</translation>
-    </message>
-    <message>
         <location filename="../../neardup_gui/ui/groups_view.py" line="+71"/>
         <source>Links</source>
         <translation>关联</translation>
@@ -1178,14 +1167,6 @@ Results written to: {1}</source>
         <translation>其中的文档</translation>
     </message>
     <message>
-        <source>Not directly similar</source>
-        <translation type="vanished">非直接相似</translation>
-    </message>
-    <message>
-        <source>Best Jaccard</source>
-        <translation type="vanished">最高 Jaccard</translation>
-    </message>
-    <message>
         <location line="-7"/>
         <source>Members</source>
         <translation>成员</translation>
@@ -1222,10 +1203,6 @@ Results written to: {1}</source>
         <location line="+86"/>
         <source>Groups of documents joined by candidate pairs: {0} ({1} shown), {2} with member pairs that are not directly similar. Groups help you find your way; every decision is about one pair.</source>
         <translation>由候选文本对连成的文档分组：{0} 个（显示 {1} 个），其中 {2} 个包含并不直接相似的成员文本对。分组只帮助你浏览；每条结论都只针对一个文本对。</translation>
-    </message>
-    <message>
-        <source>{0} groups of documents joined by candidate pairs ({1} shown); {2} hold pairs that are not directly similar. Groups are for finding your way only: every decision is about one pair.</source>
-        <translation type="vanished">由候选文本对连成的文档分组共 {0} 个（显示 {1} 个）；其中 {2} 个包含并不直接相似的文档。分组只用于浏览：每条结论都只针对一个文本对。</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1391,12 +1368,12 @@ Results written to: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+86"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+87"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>Candidate pairs</source>
         <translation>候选文本对</translation>
     </message>
@@ -1441,75 +1418,7 @@ Results written to: {1}</source>
         <translation>源文件夹</translation>
     </message>
     <message>
-        <source>&amp;Open folder…</source>
-        <translation type="vanished">打开文件夹(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>Open wor&amp;kspace…</source>
-        <translation type="vanished">打开工作区(&amp;K)…</translation>
-    </message>
-    <message>
-        <source>Choose &amp;workspace…</source>
-        <translation type="vanished">选择工作区(&amp;W)…</translation>
-    </message>
-    <message>
-        <source>&amp;Screen</source>
-        <translation type="vanished">筛查(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Cancel screen</source>
-        <translation type="vanished">取消筛查(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Export review workbook…</source>
-        <translation type="vanished">导出审核工作簿(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>Export &amp;CSV…</source>
-        <translation type="vanished">导出 CSV(&amp;C)…</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation type="vanished">退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;Next overlap</source>
-        <translation type="vanished">下一处重合(&amp;N)</translation>
-    </message>
-    <message>
-        <source>&amp;Previous overlap</source>
-        <translation type="vanished">上一处重合(&amp;P)</translation>
-    </message>
-    <message>
-        <source>&amp;Arbitrate…</source>
-        <translation type="vanished">仲裁(&amp;A)…</translation>
-    </message>
-    <message>
-        <source>Evaluate against a &amp;labels file…</source>
-        <translation type="vanished">用标注文件评估(&amp;L)…</translation>
-    </message>
-    <message>
-        <source>Evaluate against my &amp;decisions</source>
-        <translation type="vanished">用我的结论评估(&amp;D)</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation type="vanished">文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation type="vanished">视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>Candidate &amp;columns</source>
-        <translation type="vanished">候选列表的列(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Review</source>
-        <translation type="vanished">审核(&amp;R)</translation>
-    </message>
-    <message>
-        <location line="+49"/>
+        <location line="+50"/>
         <source>Choose the source folder</source>
         <translation>选择源文件夹</translation>
     </message>
@@ -1537,10 +1446,6 @@ Results written to: {1}</source>
         <location line="+18"/>
         <source>Workspace refused</source>
         <translation>工作区被拒绝</translation>
-    </message>
-    <message>
-        <source>(none yet)</source>
-        <translation type="vanished">（暂无）</translation>
     </message>
     <message>
         <location line="+24"/>
@@ -1576,18 +1481,6 @@ Results written to: {1}</source>
         <location line="+4"/>
         <source>Deciding resumes when the screen ends.</source>
         <translation>筛查结束后可继续审核。</translation>
-    </message>
-    <message>
-        <source>Opened the workspace {0}: {1} pairs among {2} files, screened {3}.</source>
-        <translation type="vanished">已打开工作区 {0}：{2} 个文件中有 {1} 个文本对，筛查于 {3}。</translation>
-    </message>
-    <message>
-        <source>Files changed since the screen</source>
-        <translation type="vanished">筛查后文件有改动</translation>
-    </message>
-    <message>
-        <source>{0} file(s) changed since the screen (or cannot be read). Their pairs are still listed, marked in red, without their text; screen again to compare them.</source>
-        <translation type="vanished">有 {0} 个文件在筛查后被改动（或无法读取）。相关文本对仍会列出并以红色标出，但不显示其文本；请重新筛查后再比较。</translation>
     </message>
     <message>
         <location line="+46"/>
@@ -1641,7 +1534,7 @@ Results written to: {1}</source>
 <context>
     <name>ParamsPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/params_panel.py" line="+62"/>
+        <location filename="../../neardup_gui/ui/params_panel.py" line="+66"/>
         <source> characters</source>
         <translation> 个字符</translation>
     </message>
@@ -1722,9 +1615,14 @@ Results written to: {1}</source>
         <translation>例如 drafts/* *.bak</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Defaults</source>
         <translation>恢复默认</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show the default parameters (chosen in Preferences)</source>
+        <translation>恢复默认参数（在“首选项”中设置）</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -1792,7 +1690,7 @@ Results written to: {1}</source>
         <translation>排除</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location line="+106"/>
         <source>{0} bands × {1} rows. Pairs at Jaccard {2:.1f} are found with probability {3}; at the threshold {4:.2f}, {5}; at Jaccard 0.3, {6}.</source>
         <translation>{0} 段 × {1} 行。Jaccard 为 {2:.1f} 的文本对被找到的概率为 {3}；在阈值 {4:.2f} 处为 {5}；Jaccard 为 0.3 时为 {6}。</translation>
     </message>
@@ -1918,7 +1816,7 @@ Results written to: {1}</source>
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/progress_panel.py" line="+38"/>
+        <location filename="../../neardup_gui/ui/progress_panel.py" line="+40"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2004,6 +1902,123 @@ Results written to: {1}</source>
         <location line="+15"/>
         <source>That was the last pair shown.</source>
         <translation>这已是所显示的最后一个文本对。</translation>
+    </message>
+</context>
+<context>
+    <name>RunNotes</name>
+    <message>
+        <location filename="../../neardup_gui/ui/run_notes.py" line="+62"/>
+        <source>About this run: {0}</source>
+        <translation>本次筛查说明：{0}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>{0} The comparison scope left out {1} proposed pairs.</source>
+        <translation>{0}比较范围排除了 {1} 个候选文本对。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Comparison scope: {0}. {1} proposed pairs were left out by it and not compared.</source>
+        <translation>比较范围为{0}，有 {1} 个候选文本对因此被排除，未作比较。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{0} LSH buckets held more than {1} documents and were paired around their first member only (likely boilerplate).</source>
+        <translation>有 {0} 个 LSH 桶包含超过 {1} 篇文档，只与各桶的第一篇配对（多半是套话模板）。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>TF-IDF cosine and SimHash distance were not computed for every pair ({0} characters is above the automatic limit of {1}); choose the TF-IDF or SimHash method to get them.</source>
+        <translation>未给每个文本对计算 TF-IDF 余弦和 SimHash 距离（共 {0} 个字符，超过自动计算上限 {1}）；如需这些分数，请选择 TF-IDF 或 SimHash 方法。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>TF-IDF cosine and SimHash distance are not computed by the Dask engine.</source>
+        <translation>Dask 引擎不计算 TF-IDF 余弦和 SimHash 距离。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} source file(s) changed during the run; their results may be out of date.</source>
+        <translation>筛查期间有 {0} 个源文件发生改动，相关结果可能已过时。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Fewer than two usable documents: nothing was compared.</source>
+        <translation>可用文档不足两篇，未作任何比较。</translation>
+    </message>
+</context>
+<context>
+    <name>ScopeBox</name>
+    <message>
+        <location filename="../../neardup_gui/ui/scope_box.py" line="+31"/>
+        <source>Comparison scope</source>
+        <translation>比较范围</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Documents are compared only with documents that have the same value of this field: source_id (the top folder, or the sidecar&apos;s source), version, or a column of the sidecar CSV</source>
+        <translation>只比较该字段取值相同的文档：source_id（顶层文件夹，或附带 CSV 中的来源）、version，或附带 CSV 中的任一列</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>e.g. 历史稿件/*</source>
+        <translation>例如 历史稿件/*</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Glob patterns on relative paths naming the reference archive (or the first set), separated by spaces</source>
+        <translation>指明参考档案（或第一组）的相对路径通配符规则，以空格分隔</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+53"/>
+        <source>Reference</source>
+        <translation>参考档案</translation>
+    </message>
+    <message>
+        <location line="-50"/>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Give the patterns naming the reference archive (or the first set), e.g. 历史稿件/*.</source>
+        <translation>请填写指明参考档案（或第一组）的匹配规则，例如 历史稿件/*。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Give the field whose value groups the documents, e.g. source_id.</source>
+        <translation>请填写用于给文档分组的字段，例如 source_id。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>First set</source>
+        <translation>第一组</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Pairs the scope leaves out are counted after the screen.</source>
+        <translation>筛查结束后会统计被比较范围排除的文本对数量。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Every pair of documents may be compared.</source>
+        <translation>任意两篇文档都可以比较。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Documents are compared only with documents of the same field value.</source>
+        <translation>文档只与字段取值相同的文档比较。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>New documents are compared with each other and with the archive; the archive is not compared with itself.</source>
+        <translation>新稿件之间互相比较，也与参考档案比较；档案内部不互相比较。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Only pairs with one document in each set: the first set against the rest.</source>
+        <translation>只比较分属两组的文档对：第一组对照其余文档。</translation>
     </message>
 </context>
 <context>
@@ -2180,7 +2195,7 @@ Results written to: {1}</source>
 <context>
     <name>WindowMenus</name>
     <message>
-        <location filename="../../neardup_gui/ui/window_menus.py" line="+30"/>
+        <location filename="../../neardup_gui/ui/window_menus.py" line="+32"/>
         <source>&amp;Open folder…</source>
         <translation>打开文件夹(&amp;O)…</translation>
     </message>
@@ -2250,7 +2265,12 @@ Results written to: {1}</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+3"/>
+        <source>Recen&amp;t workspaces</source>
+        <translation>最近的工作区(&amp;T)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
@@ -2265,9 +2285,15 @@ Results written to: {1}</source>
         <translation>审核(&amp;R)</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+34"/>
+        <location line="+14"/>
         <source>(none yet)</source>
         <translation>（暂无）</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>This folder no longer holds a review session</source>
+        <translation>该文件夹中已没有审核会话</translation>
     </message>
 </context>
 <context>
@@ -2298,7 +2324,7 @@ Results written to: {1}</source>
         <translation>正在打开工作区 {0}…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+14"/>
         <source>Opened the workspace {0}: {1} pairs among {2} files, screened {3}.</source>
         <translation>已打开工作区 {0}：{2} 个文件中有 {1} 个文本对，筛查于 {3}。</translation>
     </message>
@@ -2411,7 +2437,7 @@ Results written to: {1}</source>
 <context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-131"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-185"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>
@@ -2597,6 +2623,56 @@ Results written to: {1}</source>
         <translation>包含度</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>Reading files</source>
+        <translation>正在读取文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Normalizing</source>
+        <translation>正在标准化</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Shingling and signing</source>
+        <translation>正在分片并计算签名</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Finding candidates</source>
+        <translation>正在查找候选</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Verifying pairs</source>
+        <translation>正在核验文本对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checking revisions and templates</source>
+        <translation>正在检查修订和模板</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>All pairs</source>
+        <translation>全部文档对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Only within the same value of a field</source>
+        <translation>仅在同一字段值内比较</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>New documents against a reference archive</source>
+        <translation>新稿件对照参考档案</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Only across two sets</source>
+        <translation>仅比较跨两组的文档对</translation>
+    </message>
+    <message>
         <location line="+4"/>
         <source>Not chosen</source>
         <translation>未选择</translation>
@@ -2615,6 +2691,12 @@ Results written to: {1}</source>
         <location line="+1"/>
         <source>Both</source>
         <translation>两者</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>, </source>
+        <comment>between the items of a short list (flags, methods)</comment>
+        <translation>、</translation>
     </message>
 </context>
 </TS>

@@ -1,0 +1,55 @@
+"""Words built outside widgets follow the language: progress stages, list separator, scope names, run notes."""
+
+from __future__ import annotations
+
+from neardup_gui.core.progress import STAGES
+from neardup_gui.core.records import FLAG_DATE_CHANGED, FLAG_NUMBER_CHANGED, RunRecord, ScreenParams
+from neardup_gui.ui import i18n
+from neardup_gui.ui.labels import flags_text, scope_label, stage_label
+from neardup_gui.ui.progress_panel import ProgressPanel
+from neardup_gui.ui.run_notes import RunNotes
+
+CHINESE_STAGES = {
+    "read": "正在读取文件",
+    "normalize": "正在标准化",
+    "shingle": "正在分片并计算签名",
+    "candidates": "正在查找候选",
+    "verify": "正在核验文本对",
+    "flags": "正在检查修订和模板",
+}
+
+
+def test_every_stage_of_a_screen_has_an_english_and_a_chinese_name(qapp, english_afterwards) -> None:
+    assert stage_label("read") == "Reading files"
+    i18n.install_language(qapp, "zh_CN")
+    assert {name: stage_label(name) for name, _weight in STAGES} == CHINESE_STAGES
+
+
+def test_progress_bar_names_the_stage_in_chinese(qapp, qtbot, english_afterwards) -> None:
+    i18n.install_language(qapp, "zh_CN")
+    panel = ProgressPanel()
+    qtbot.addWidget(panel)
+    panel.start()
+    panel.update_progress(3, 10, "verify")
+    assert panel.stage_label.text() == "正在核验文本对 3 / 10"
+
+
+def test_flag_lists_use_the_chinese_enumeration_comma(qapp, english_afterwards) -> None:
+    flags = (FLAG_NUMBER_CHANGED, FLAG_DATE_CHANGED)
+    assert flags_text(flags) == "number changed, date changed"
+    i18n.install_language(qapp, "zh_CN")
+    assert flags_text(flags) == "数字变化、日期变化"
+
+
+def test_scope_names_and_the_left_out_note_are_in_chinese(qapp, qtbot, english_afterwards) -> None:
+    i18n.install_language(qapp, "zh_CN")
+    assert scope_label("new_vs_reference") == "新稿件对照参考档案"
+    notes = RunNotes()
+    qtbot.addWidget(notes)
+    run = RunRecord(
+        run_id="r", source="/s", params={}, bands=1, rows=1, versions={}, manifest_digest="d",
+        counts={"left_out_by_scope": 2}, started="", finished="",
+        notes=("comparison scope: new documents against the reference archive (历史稿件/*); 2 proposed pairs left out by it",),
+    )  # fmt: skip
+    notes.show_run(run, ScreenParams(scope="new_vs_reference", scope_patterns=("历史稿件/*",)))
+    assert notes.text() == "本次筛查说明：比较范围为新稿件对照参考档案 历史稿件/*（档案内部不互相比较），有 2 个候选文本对因此被排除，未作比较。"
