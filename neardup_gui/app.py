@@ -1,9 +1,11 @@
-"""GUI entry point: ``neardup-gui [SOURCE] [--capture OUT.png] [--workspace DIR] [--version]``.
+"""GUI entry point: ``neardup-gui [SOURCE] [--capture OUT.png [--select N]] [--workspace DIR] [--version]``.
 
 Creates the QApplication, installs an exception hook that shows what went wrong, and opens the
 main window on SOURCE (default: the bundled sample corpus). ``--capture`` screens SOURCE with the
-default parameters at 1400 × 900, selects the top candidate, waits for its diff, saves the window
-as a PNG and exits 0 (README screenshots; checking the window on a machine without a screen).
+default parameters at 1400 × 900, selects the N-th row of the sorted table (``--select``, default
+0: the top candidate), waits for its diff, saves the window as a PNG and exits 0 (README
+screenshots; checking the window on a machine without a screen). A capture keeps its settings and,
+unless ``--workspace`` is given, its outputs in a temporary folder removed at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ EXIT_CAPTURE_FAILED = 2
 APP_ID = "io.github.neardup.NeardupGui"  # reverse-DNS id of the .desktop file and AppStream metadata
 
 
+def _row_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a row number (0 or more) is needed, not {text!r}")
+    return value
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="neardup-gui",
@@ -36,6 +48,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("source", nargs="?", help="folder of texts to screen (default: the bundled sample)")
     parser.add_argument("--capture", metavar="OUT.png", help="screen, draw the top pair, save the window, exit")
+    parser.add_argument(
+        "--select", metavar="N", type=_row_number, default=0,
+        help="with --capture: select the N-th row of the sorted table (default 0, the top pair)",
+    )  # fmt: skip
     parser.add_argument("--workspace", metavar="DIR", help="folder for outputs and the review session")
     parser.add_argument(
         "--language", choices=("system", "en", "zh_CN"), help="interface language for this run (default: Preferences)"
@@ -131,8 +147,9 @@ def _save_png_atomically(window: object, out: Path) -> bool:
     return True
 
 
-def run_capture(app: object, window: object, out: Path) -> int:
-    """Screen, select the top pair, wait for its diff, save the window. Returns the exit code."""
+def run_capture(app: object, window: object, out: Path, select: int = 0) -> int:
+    """Screen, select row ``select`` of the sorted table, wait for its diff, save the window.
+    Returns the exit code."""
     from PySide6.QtCore import QTimer
 
     from neardup_gui.core.records import ScreenParams
@@ -162,7 +179,11 @@ def run_capture(app: object, window: object, out: Path) -> int:
 
     def on_shown(_outcome: object) -> None:
         state["shown"] = True
-        window.candidate_view.select_first()  # the top candidate (Jaccard, descending)
+        # Row 0 is the top candidate (Jaccard, descending).
+        if not window.candidate_view.select_proxy_row(select):
+            rows = window.candidate_view.shown_count()
+            finish(EXIT_CAPTURE_FAILED, f"no row {select} to select: the table has {rows} row(s)")
+            return
         if window.diff_view.is_drawn():  # drawn at once; long pairs report through pair_drawn
             on_drawn(window.diff_view.request_id)
 
@@ -205,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="neardup-capture-") as scratch:
         # A capture must not read or change the user's remembered state.
         settings = AppSettings.in_file(Path(scratch) / "settings.ini") if args.capture else AppSettings()
+        if args.capture:
+            settings.set_workspaces_root(Path(scratch) / "workspaces")  # outputs vanish with the capture
         install_language(app, args.language or settings.language())  # type: ignore[arg-type]
         if args.capture and not source.is_dir():
             print(f"not a folder: {source}", file=sys.stderr)
@@ -219,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"workspace refused: {args.workspace}", file=sys.stderr)
                 return EXIT_CAPTURE_FAILED if args.capture else 1
             if args.capture:
-                return run_capture(app, window, Path(args.capture).expanduser())
+                return run_capture(app, window, Path(args.capture).expanduser(), args.select)
             window.show()
             # Without a folder on the command line, the last workspace comes back as it was left.
             if not (args.source or args.workspace) and window.workspaces.restore_last():

@@ -1,4 +1,4 @@
-"""The entry point: headless capture of the window, --version, and the exception hook."""
+"""The entry point: headless capture of the window (and of a chosen row), --version, and the exception hook."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from neardup_gui import __version__
+from neardup_gui import __version__, tasks
 from neardup_gui.app import install_excepthook, main
+from neardup_gui.io.session import UI_SELECTED_PAIR, ReviewSession
 
 
 def test_capture_screens_the_sample_and_saves_a_1400_by_900_png(
@@ -57,3 +58,31 @@ def test_unexpected_errors_are_shown_with_details(qapp, qtbot, monkeypatch) -> N
     assert "<b>broken</b> 数据" in box.text()  # plain text, shown literally
     assert "ValueError" in box.detailedText()
     box.close()
+
+
+def test_capture_selects_the_requested_row_of_the_sorted_table(
+    qapp, sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    workspace = tmp_path / "ws"
+    assert main(["--capture", str(tmp_path / "row1.png"), str(sample), "--workspace", str(workspace), "--select", "1"]) == 0
+    expected = tasks.screen_folder(sample).candidates[1]  # Jaccard descending: the table's order
+    with ReviewSession.open(workspace / tasks.SESSION_FILE, read_only=True) as session:
+        left, right = session.ui_state(UI_SELECTED_PAIR).split("\t")
+        paths = {d.doc_id: d.path for d in session.documents()}
+    screened = {d.doc_id: d.path for d in tasks.screen_folder(sample).documents}
+    assert (paths[left], paths[right]) == (screened[expected.left], screened[expected.right])
+
+
+def test_capture_of_a_row_beyond_the_table_fails_and_writes_no_png(qapp, sample: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    out = tmp_path / "none.png"
+    assert main(["--capture", str(out), str(sample), "--select", "500"]) != 0
+    assert not out.exists()
+
+
+def test_capture_without_a_workspace_leaves_no_workspace_behind(qapp, sample: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    assert main(["--capture", str(tmp_path / "shot.png"), str(sample)]) == 0
+    assert (tmp_path / "shot.png").is_file()
+    assert not (tmp_path / "appdata" / "workspaces").exists()  # the app-data folder of this test
