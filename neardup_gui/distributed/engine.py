@@ -158,6 +158,8 @@ def screen_distributed(
         )
     started = _now()
     plan = _plan(source, params, files_from, parquet, sidecar, partition_docs, progress)
+    if plan.total >= 2**31:
+        raise DistributedRefused("the Dask engine numbers documents with 32 bits: at most 2,147,483,647 per screen")
     out_path = ensure_outside_source(Path(out_dir), plan.root) if out_dir is not None else None
     staging: Path | None = None
     created_out = False

@@ -26,8 +26,11 @@ No Qt here. Imports Dask: only import it after ``require_dask``.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
+import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -61,7 +64,7 @@ __all__ = ["Collected", "StageRun", "check_workers"]
 _FAN_IN = 8
 # Rows of band keys or samples per partition after a shuffle (~70 MB in pandas).
 _ROWS_PER_PARTITION = 4_000_000
-_WAIT_S = 0.25
+_POLL_S = 0.05
 
 
 def _worker_version() -> str:
@@ -97,6 +100,15 @@ class Collected:
     workers: int
 
 
+@contextmanager
+def _graph_size_expected():
+    # The read tasks carry every file's path and ids (~200 bytes a document) and verification
+    # tasks the manifest rows of their pairs: large graphs are the design here, not an accident.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+        yield
+
+
 class StageRun:
     """One distributed screen on a connected client (the stages as methods, in order)."""
 
@@ -119,7 +131,8 @@ class StageRun:
 
     def _map(self, func, *iterables, name: str, **kwargs) -> list:
         seqs = [list(it) for it in iterables]
-        futures = self.client.map(func, *seqs, key=self._keys(name, len(seqs[0])), pure=False, **kwargs)
+        with _graph_size_expected():
+            futures = self.client.map(func, *seqs, key=self._keys(name, len(seqs[0])), pure=False, **kwargs)
         self.futures.extend(futures)
         return futures
 
@@ -155,42 +168,58 @@ class StageRun:
         return level[0]
 
     def _compute(self, delayed_parts: list) -> list:
-        futures = self.client.compute(delayed_parts)
+        with _graph_size_expected():
+            futures = self.client.compute(delayed_parts)
         self.futures.extend(futures)
         return futures
 
     def _drain(self, futures: list, stage: str, weights: Sequence[int] | None = None, start: int = 0,
                total: int | None = None, fetch: bool = True) -> list:  # fmt: skip
-        """Results of ``futures`` in order, reporting progress as each finishes.
+        """Results of ``futures`` in order, reporting progress as they finish.
 
         With ``fetch=False`` the results stay on the workers (only failures are raised here).
+        ``progress.check()`` runs at least every ``_POLL_S`` seconds.
         """
-        from distributed import wait
+        from distributed import as_completed
 
         weights = list(weights) if weights is not None else [1] * len(futures)
         total = total if total is not None else start + sum(weights)
-        position = {id(f): i for i, f in enumerate(futures)}
+        position = {f.key: i for i, f in enumerate(futures)}
         results: list = [None] * len(futures)
         done = start
-        pending = set(futures)
         self.progress.report(stage, done, total)
-        while pending:
+        finished = as_completed(futures)
+        while not finished.is_empty():
             self.progress.check()
-            try:
-                finished, pending = wait(pending, timeout=_WAIT_S, return_when="FIRST_COMPLETED")
-            except TimeoutError:
+            batch = finished.next_batch(block=False)
+            if not batch:
+                time.sleep(_POLL_S)  # as_completed has no wait with a timeout; polling keeps cancel prompt
                 continue
-            for future in finished:
-                i = position[id(future)]
-                if fetch or future.status == "error":
-                    results[i] = self._result(future)
+            failed = [f for f in batch if f.status != "finished"]
+            if failed:
+                self._result(failed[0])  # raises
+            values = self._gather(batch) if fetch else [None] * len(batch)
+            for future, value in zip(batch, values):
+                i = position[future.key]
+                results[i] = value
                 done += weights[i]
-                self.progress.report(stage, done, total)
+            self.progress.report(stage, done, total)
         return results
+
+    def _gather(self, futures: list) -> list:
+        try:
+            return self.client.gather(futures)
+        except Exception:
+            for future in futures:
+                if future.status != "finished":
+                    self._result(future)
+            raise
 
     @staticmethod
     def _result(future):
+        """The future's result, with cluster failures turned into ``DistributedScreenError``."""
         from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
 
         try:
             return future.result()
@@ -201,6 +230,10 @@ class StageRun:
             ) from None
         except sources.SourceChangedError as exc:
             raise DistributedScreenError(str(exc)) from None
+        except FutureCancelledError as exc:
+            raise DistributedScreenError(
+                f"Dask dropped a task of the screen ({exc}); the screen stopped and nothing was written"
+            ) from None
         except (OSError, ConnectionError) as exc:
             if future.status == "error":
                 raise
@@ -220,7 +253,6 @@ class StageRun:
         )
         summary_futures = self._map(stages.summarize, preps, name="summary")
         summaries = self._drain(summary_futures, "read", [len(p) for p in self.plan.partitions])
-        self._release(summary_futures)
         documents, shingled = self._manifest(summaries)
         self.progress.report("normalize", 1, 1)
         counts: dict[str, int] = {"documents_compared": shingled.n}
@@ -234,7 +266,7 @@ class StageRun:
             candidates = self._screen(preps, shingled, documents, counts, notes, bands, rows)
         else:
             notes.append("fewer than two usable documents: nothing to compare")
-        changed = self._integrity(documents)
+        changed = self._integrity(summary_futures, summaries)
         return Collected(documents, candidates, counts, notes, changed, bands, rows, workers)
 
     def _manifest(self, summaries: list[stages.PartSummary]) -> tuple[list[Document], Shingled]:
@@ -466,15 +498,17 @@ class StageRun:
         )
         return self._compute(joined.to_delayed())
 
-    def _integrity(self, documents: list[Document]) -> list[tuple[str, str]]:
+    def _integrity(self, summary_futures: list, summaries: list[stages.PartSummary]) -> list[tuple[str, str]]:
+        """Re-hash the files on the workers, from the manifest rows they already hold."""
         if not self.plan.reads_files:
             return []
         root = str(self.plan.root)
-        groups = [[documents[item.pos] for item in part.items] for part in self.plan.partitions]
-        found = self._drain(self._map(stages.integrity_changes, [root] * len(groups), groups, name="integrity"),
-                            "flags", [len(g) for g in groups])  # fmt: skip
+        found = self._drain(
+            self._map(stages.integrity_changes, [root] * len(summary_futures), summary_futures, name="integrity"),
+            "flags",
+            [len(s.documents) for s in summaries],
+        )
         return [change for part in found for change in part]
-
 
 @dataclass
 class Shingled:

@@ -81,19 +81,21 @@ DIGEST_SIZE = 16
 BUCKET_BITS = 20
 _BATCH = 256
 
+# Shuffled rows are kept narrow (positions and counts as int32: up to 2**31 documents); the
+# bench measures their volume.
 BAND_META = pd.DataFrame(
-    {"key": np.zeros(0, np.uint64), "band": np.zeros(0, np.int16), "pos": np.zeros(0, np.int64)}
+    {"key": np.zeros(0, np.uint64), "band": np.zeros(0, np.int16), "pos": np.zeros(0, np.int32)}
 )
 SAMPLE_META = pd.DataFrame(
-    {"h": np.zeros(0, np.uint64), "pos": np.zeros(0, np.int64), "cnt": np.zeros(0, np.int64)}
+    {"h": np.zeros(0, np.uint64), "pos": np.zeros(0, np.int32), "cnt": np.zeros(0, np.int32)}
 )
 SHARED_META = pd.DataFrame(
     {
-        "lo": np.zeros(0, np.int64),
-        "hi": np.zeros(0, np.int64),
-        "shared": np.zeros(0, np.int64),
-        "cnt_lo": np.zeros(0, np.int64),
-        "cnt_hi": np.zeros(0, np.int64),
+        "lo": np.zeros(0, np.int32),
+        "hi": np.zeros(0, np.int32),
+        "shared": np.zeros(0, np.int32),
+        "cnt_lo": np.zeros(0, np.int32),
+        "cnt_hi": np.zeros(0, np.int32),
     }
 )
 METHOD_ORDER = (METHOD_EXACT, METHOD_MINHASH, METHOD_CONTAINMENT)
@@ -326,7 +328,7 @@ def band_frame(prep: PartPrep, rep: np.ndarray, bands: int, rows: int) -> pd.Dat
         {
             "key": keys.reshape(-1),
             "band": np.tile(np.arange(bands, dtype=np.int16), idx.size),
-            "pos": np.repeat(prep.pos[idx], bands),
+            "pos": np.repeat(prep.pos[idx], bands).astype(np.int32),
         }
     )
 
@@ -341,8 +343,8 @@ def sample_frame(prep: PartPrep, rep: np.ndarray, sample: int) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "h": np.concatenate(samples),
-            "pos": np.repeat(prep.pos[idx], counts),
-            "cnt": np.repeat(counts, counts),
+            "pos": np.repeat(prep.pos[idx], counts).astype(np.int32),
+            "cnt": np.repeat(counts, counts).astype(np.int32),
         }
     )
 
@@ -397,14 +399,21 @@ def containment_partition(frame: pd.DataFrame, bucket_cap: int) -> tuple[pd.Data
     pairs, _ = pairs_from_keys(h[~common], pos[~common], bucket_cap)
     if pairs.size == 0:
         return SHARED_META.copy(), ignored
-    count_of = dict(zip(pos.tolist(), cnt.tolist()))
-    span = np.int64(max(count_of) + 1)
-    lo_hi, shared = _run_lengths(pairs[:, 0] * span + pairs[:, 1])
-    lo = (lo_hi // span).astype(np.int64)
-    hi = (lo_hi % span).astype(np.int64)
-    lookup = np.vectorize(count_of.__getitem__, otypes=[np.int64])
+    known, first = np.unique(pos, return_index=True)
+    samples_of = cnt[first]
+    span = np.int64(known[-1] + 1)
+    codes, shared = _run_lengths(pairs[:, 0] * span + pairs[:, 1])
+    lo, hi = codes // span, codes % span
     return (
-        pd.DataFrame({"lo": lo, "hi": hi, "shared": shared, "cnt_lo": lookup(lo), "cnt_hi": lookup(hi)}),
+        pd.DataFrame(
+            {
+                "lo": lo.astype(np.int32),
+                "hi": hi.astype(np.int32),
+                "shared": shared.astype(np.int32),
+                "cnt_lo": samples_of[np.searchsorted(known, lo)].astype(np.int32),
+                "cnt_hi": samples_of[np.searchsorted(known, hi)].astype(np.int32),
+            }
+        ),
         ignored,
     )
 
@@ -527,8 +536,8 @@ def verify_chunk(
     return out, rejected
 
 
-def integrity_changes(root: str, documents: Sequence[Document]) -> list[tuple[str, str]]:
+def integrity_changes(root: str, summary: PartSummary) -> list[tuple[str, str]]:
     """``io.corpus.check_integrity`` for one partition's rows (run on a worker, near the files)."""
     from neardup_gui.io.corpus import check_integrity
 
-    return check_integrity(root, documents)
+    return check_integrity(root, summary.documents)
