@@ -82,12 +82,13 @@ first = (folder / "doc0000.txt").read_text(encoding="utf-8")
 (folder / "doc0000_copy.txt").write_text(first[:-10] + "补充一句话", encoding="utf-8")
 PY
 t0=$(now)
-"$exe" --capture "$scratch/large.png" "$scratch/large" --language en >/dev/null || fail "large capture exited non-zero"
+"$exe" --capture "$scratch/large.png" "$scratch/large" --workspace "$scratch/large-workspace" --language en >/dev/null \
+    || fail "large capture exited non-zero"
 echo "capture large: $(( $(now) - t0 )) s" >&2
 if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     ls "$scratch"/appdata/numba-cache/*/*.nbi >/dev/null 2>&1 || fail "numba wrote no cache in the app-data folder"
 fi
-grep -q "doc0000_copy" "$scratch"/appdata/workspaces/large-*/candidates.csv || fail "the planted copy was not found"
+grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"
 
 size=$(du -sh "$DIST/neardup" | cut -f1)
 echo "bundle: $DIST/neardup ($size, $(find "$DIST/neardup" -type f | wc -l) files), version $version" >&2
