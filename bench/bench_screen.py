@@ -5,8 +5,9 @@
 
 Prints, for the same documents:
 - the lower bound: read + decode every file, plus one pass over every shingle hash;
-- ``neardup screen`` end to end from files (cold = first run in a fresh process, warm = second run
-  in the same process), docs/s and peak memory of that process;
+- ``neardup screen`` end to end from files, outputs included (cold = first run in a fresh process,
+  warm = second run in the same process), docs/s and peak memory of that process; and warm again
+  without the per-document ``normalized/`` files (creating thousands of small files is slow);
 - the seed's pure-Python prototype (64 salted BLAKE2b hashes per shingle) and datasketch's
   ``MinHash.update()`` per shingle, on the first ``--baseline-docs`` documents (they are too slow for
   the whole corpus), as docs/s; the ratios compare docs/s.
@@ -57,9 +58,11 @@ def _child(mode: str, folder: str, limit: int) -> dict:
         import tempfile
 
         with tempfile.TemporaryDirectory() as tmp:
-            for label in ("cold", "warm"):
+            for label, with_normalized in (("cold", True), ("warm", True), ("warm_no_normalized", False)):
                 t = time.perf_counter()
-                outcome = screen_folder(folder, ScreenParams(), out_dir=Path(tmp) / label)
+                outcome = screen_folder(
+                    folder, ScreenParams(), out_dir=Path(tmp) / label, with_normalized=with_normalized
+                )
                 out[label] = time.perf_counter() - t
             out["docs"] = outcome.run.counts.get("files_ok", 0)
             out["candidates"] = len(outcome.candidates)
@@ -164,6 +167,10 @@ def main() -> int:
     print(
         f"{'neardup screen, end to end from files, warm':58} {ours['warm']:8.2f} {ours_dps:9.0f} {'':>8} "
         f"{ours['warm'] / lower['total']:6.1f}x lower bound"
+    )
+    print(
+        f"{'  the same, without writing normalized/ (--no-normalized)':58} {ours['warm_no_normalized']:8.2f} "
+        f"{ours['docs'] / ours['warm_no_normalized']:9.0f} {'':>8} {ours['warm_no_normalized'] / lower['total']:6.1f}x lower bound"
     )
     if not args.skip_baselines:
         for mode, label in (
