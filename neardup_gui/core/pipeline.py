@@ -26,19 +26,18 @@ import numpy as np
 
 from neardup_gui.core import flags as flagmod
 from neardup_gui.core import shingles as sh
-from neardup_gui.core.diffspans import PairDiff, pair_diff
+from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
 from neardup_gui.core.methods.tfidf import TfidfModel
-from neardup_gui.core.normalize import Normalized, normalize, normalize_batch
+from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
 from neardup_gui.core.scope import scope_labels
+from neardup_gui.core.verify import PairScores, pair_scores, sort_candidates, verify_pairs
 from neardup_gui.core.records import (
-    FLAG_EXACT_BYTES,
-    FLAG_EXACT_NORMALIZED,
     METHOD_CONTAINMENT,
     METHOD_EXACT,
     METHOD_JACCARD,
@@ -54,9 +53,20 @@ from neardup_gui.core.records import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Prepared", "ScreenResult", "prepare", "propose", "verify_pairs", "screen", "banding"]
+__all__ = [
+    "PairScores",
+    "Prepared",
+    "Proposals",
+    "ScreenResult",
+    "banding",
+    "pair_scores",
+    "prepare",
+    "propose",
+    "screen",
+    "sort_candidates",
+    "verify_pairs",
+]
 
-SHARED_SAMPLE_SIZE = 20
 # Below this many characters in total, every pair also gets its TF-IDF cosine and SimHash distance
 # (fitting TF-IDF costs more than the whole MinHash screen on large folders: ~9 s at 15 M characters).
 ALL_SCORES_AUTO_CHARS = 3_000_000
@@ -262,152 +272,6 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
             found.update(expand(gi, gj))
     progress.check()
     return proposals
-
-
-def _intersection_size(a: np.ndarray, b: np.ndarray) -> int:
-    if a.size > b.size:
-        a, b = b, a
-    if a.size == 0:
-        return 0
-    idx = np.searchsorted(b, a)
-    idx[idx >= b.size] = b.size - 1
-    return int(np.count_nonzero(b[idx] == a))
-
-
-@dataclass(frozen=True)
-class PairScores:
-    """Exact set scores of one pair (shares in [0, 1])."""
-
-    shared: int
-    size_left: int
-    size_right: int
-
-    @property
-    def jaccard(self) -> float:
-        union = self.size_left + self.size_right - self.shared
-        return self.shared / union if union else 0.0
-
-    @property
-    def containment_left(self) -> float:
-        return self.shared / self.size_left if self.size_left else 0.0
-
-    @property
-    def containment_right(self) -> float:
-        return self.shared / self.size_right if self.size_right else 0.0
-
-
-def pair_scores(a: np.ndarray, b: np.ndarray) -> PairScores:
-    """Exact Jaccard and containment of two sorted unique hash arrays."""
-    return PairScores(_intersection_size(a, b), int(a.size), int(b.size))
-
-
-def verify_pairs(
-    prepared: Prepared,
-    proposals: Proposals,
-    documents: Mapping[str, Document],
-    texts: Mapping[str, str],
-    params: ScreenParams,
-    progress: Progress = NULL_PROGRESS,
-) -> tuple[list[Candidate], int, dict[tuple[str, str], PairDiff]]:
-    """Score every proposed pair exactly and keep those that pass.
-
-    A pair passes when its Jaccard reaches ``params.threshold``, when one document's containment in
-    the other reaches ``params.containment_threshold`` (if > 0), or when the normalized texts are
-    identical.
-
-    Returns:
-        (kept candidates with shared passages, number of proposed pairs rejected, the alignment of
-        each kept pair keyed by (left, right) doc_ids for the flags stage).
-    """
-    pairs = proposals.all_pairs()
-    total = len(pairs)
-    kept: list[Candidate] = []
-    rejected = 0
-    diffs: dict[tuple[str, str], PairDiff] = {}
-    norm_cache: dict[str, Normalized] = {}
-
-    def norm(doc_id: str) -> Normalized:
-        got = norm_cache.get(doc_id)
-        if got is None:
-            got = norm_cache[doc_id] = normalize(texts[doc_id], params.normalize)
-        return got
-
-    ct = params.containment_threshold
-    for n, (i, j) in enumerate(pairs, 1):
-        if n % 64 == 0:
-            progress.check()
-            progress.report("verify", n, total)
-        li, ri = prepared.doc_ids[i], prepared.doc_ids[j]
-        if documents[li].path > documents[ri].path:
-            i, j, li, ri = j, i, ri, li
-        same_group = proposals.exact_group_of[i] == proposals.exact_group_of[j]
-        if same_group:
-            scores = PairScores(prepared.hashes[i].size, prepared.hashes[i].size, prepared.hashes[j].size)
-        else:
-            scores = pair_scores(prepared.hashes[i], prepared.hashes[j])
-        jac = scores.jaccard
-        cmax = max(scores.containment_left, scores.containment_right)
-        a, b = min(i, j), max(i, j)
-        cosine = proposals.tfidf.cosine(a, b) if proposals.tfidf is not None else None
-        distance = None
-        if proposals.fingerprints is not None:
-            distance = int(simhash.hamming(proposals.fingerprints[a : a + 1], proposals.fingerprints[b : b + 1])[0])
-        if params.method == METHOD_TFIDF:
-            passed, score = cosine is not None and cosine >= params.threshold, cosine
-        elif params.method == METHOD_SIMHASH:
-            passed, score = distance is not None and distance <= params.simhash_distance, distance
-        elif params.method == METHOD_EXACT:
-            passed, score = False, jac
-        else:
-            passed, score = jac >= params.threshold or (ct > 0 and cmax >= ct), jac
-        if not (same_group or passed):
-            rejected += 1
-            continue
-        gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
-        est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
-        flags: list[str] = []
-        if same_group:
-            flags.append(FLAG_EXACT_NORMALIZED)
-            if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
-                flags.append(FLAG_EXACT_BYTES)
-        ln, rn = norm(li), norm(ri)
-        diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
-        wanted = np.intersect1d(prepared.hashes[i], prepared.hashes[j], assume_unique=True)
-        sample = sh.shingle_strings(ln.text, sh.window_hashes(ln.cps, params.k), wanted, params.k, SHARED_SAMPLE_SIZE)
-        methods = proposals.methods_of((min(i, j), max(i, j)))
-        length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
-        kept.append(
-            Candidate(
-                left=li,
-                right=ri,
-                methods=methods,
-                jaccard=jac,
-                containment_left=scores.containment_left,
-                containment_right=scores.containment_right,
-                minhash_estimate=est,
-                shared_shingles=scores.shared,
-                shingles_left=scores.size_left,
-                shingles_right=scores.size_right,
-                length_ratio=length_ratio,
-                score=float(score if score is not None else jac),
-                tfidf_cosine=cosine,
-                simhash_distance=distance,
-                flags=tuple(flags),
-                shared_sample=tuple(sample),
-                segments=diff.segments,
-            )
-        )
-        diffs[(li, ri)] = diff
-    progress.report("verify", total, total)
-    return kept, rejected, diffs
-
-
-def sort_candidates(candidates: Sequence[Candidate], documents: Mapping[str, Document]) -> list[Candidate]:
-    """Jaccard descending, then left path, then right path (deterministic output)."""
-    return sorted(
-        candidates,
-        key=lambda c: (-round(c.jaccard, 12), documents[c.left].path, documents[c.right].path),
-    )
 
 
 def screen(
