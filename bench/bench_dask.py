@@ -5,7 +5,8 @@
 
 For the same generated corpus (``make_corpus.py``; generated once into ``bench/corpora/``):
 
-- the in-process screen (``tasks.screen_folder``), as the reference time and result;
+- the in-process screen (``tasks.screen_folder``, two threads), cold and warm, as the reference
+  time and result;
 - ``neardup screen --engine dask`` on a fresh local cluster of N worker processes (one thread each),
   after one small warm-up screen (worker start-up, imports and loading the compiled MinHash kernel
   are paid once per worker, not per screen): wall time, documents per second, per worker, the time
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 from pathlib import Path
@@ -35,8 +35,10 @@ sys.path.insert(0, str(ROOT))
 STAGE_ORDER = ("read", "normalize", "shingle", "candidates", "verify", "flags")
 
 
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _peak_rss_mb(dask_worker) -> float:
+    # The worker's system monitor samples its RSS every 0.5 s (ru_maxrss would not do: Linux
+    # carries the parent's peak across fork and exec).
+    return max(dask_worker.monitor.quantities["memory"]) / 2**20
 
 
 def _rss_mb() -> float:
@@ -61,19 +63,30 @@ def stage_timer():
     return callback, durations
 
 
-def in_process(folder: Path, params) -> tuple[dict, object]:
+def in_process(folder: Path, params, runs: int = 2) -> tuple[dict, object]:
+    """The in-process screen, cold (first in this process) and warm (second, when ``runs`` is 2)."""
     from neardup_gui.tasks import screen_folder
 
-    t = time.perf_counter()
-    outcome = screen_folder(folder, params)
-    return {"seconds": round(time.perf_counter() - t, 2), "candidates": len(outcome.candidates)}, outcome
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        outcome = screen_folder(folder, params)
+        times.append(round(time.perf_counter() - t, 2))
+    docs = sum(1 for d in outcome.documents if d.sha256)
+    return {
+        "seconds_cold": times[0],
+        "seconds_warm": times[-1] if runs > 1 else None,
+        "docs_per_s": round(docs / times[-1]),
+        "candidates": len(outcome.candidates),
+    }, outcome
 
 
-def on_dask(folder: Path, params, workers: int, partition_docs: int, warmup: Path, reference) -> dict:
+def on_dask(folder: Path, params, workers: int, partition_docs: int, warmup: Path, reference,
+            memory_limit: str = "auto") -> dict:  # fmt: skip
     from neardup_gui.core.progress import CallbackProgress
     from neardup_gui.distributed.engine import dask_client, screen_distributed
 
-    with dask_client(workers=workers) as client:
+    with dask_client(workers=workers, memory_limit=memory_limit) as client:
         screen_distributed(warmup, params, client=client, partition_docs=partition_docs)
         idle = sorted(client.run(_rss_mb).values())
         callback, durations = stage_timer()
@@ -83,10 +96,11 @@ def on_dask(folder: Path, params, workers: int, partition_docs: int, warmup: Pat
             progress=CallbackProgress(callback, min_interval=0),
         )  # fmt: skip
         seconds = time.perf_counter() - t
-        peaks = sorted(client.run(_peak_rss_mb).values())
+        peaks = sorted(client.run(_peak_rss_mb).values())  # includes the warm-up (smaller)
     docs = sum(1 for d in outcome.documents if d.sha256)
     return {
         "workers": workers,
+        "memory_limit": memory_limit,
         "seconds": round(seconds, 2),
         "docs_per_s": round(docs / seconds),
         "docs_per_s_per_worker": round(docs / seconds / workers),
@@ -128,8 +142,11 @@ def shuffle_volume(folder: Path, params, partition_docs: int) -> dict:
     bands, rows = banding(params)
     reps = sh.split(sh.is_rep)
     band = [stages.band_frame(p, r, bands, rows) for p, r in zip(preps, reps)]
-    samples = pd.concat([stages.sample_frame(p, r, params.containment_sample) for p, r in zip(preps, reps)])
-    shared, _ = stages.containment_partition(samples, params.bucket_cap)
+    if params.containment_threshold > 0:
+        samples = pd.concat([stages.sample_frame(p, r, params.containment_sample) for p, r in zip(preps, reps)])
+        shared, _ = stages.containment_partition(samples, params.bucket_cap)
+    else:
+        samples, shared = stages.SAMPLE_META, stages.SHARED_META
 
     def size(frames) -> int:
         return int(sum(f.memory_usage(index=False, deep=True).sum() for f in frames))
@@ -159,23 +176,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--partition-docs", type=int, default=1000)
     ap.add_argument("--corpora", type=Path, default=HERE / "corpora")
+    ap.add_argument("--memory-limit", default="auto", help="per local worker, e.g. 1.5GB (default: Dask's auto)")
+    ap.add_argument("--containment", type=float, default=None, help="containment threshold (0 turns it off)")
+    ap.add_argument("--reference-runs", type=int, choices=(1, 2), default=2, help="in-process runs (2: cold and warm)")
     args = ap.parse_args(argv)
 
     folder = ensure_corpus(args.docs, args.seed, args.corpora)
     params = ScreenParams(all_scores="never")
-    report: dict = {"docs": args.docs, "partition_docs": args.partition_docs}
-    report["in_process"], reference = in_process(folder, params)
+    if args.containment is not None:
+        params = params.with_(containment_threshold=args.containment)
+    report: dict = {"docs": args.docs, "partition_docs": args.partition_docs, "containment": params.containment_threshold}
+    report["in_process"], reference = in_process(folder, params, args.reference_runs)
     print(f"in-process: {report['in_process']}", flush=True)
     report["client_bytes_per_document"] = client_bytes_per_document(reference)
     print(f"client: {report['client_bytes_per_document']}", flush=True)
     report["dask"] = []
     for w in args.workers:
-        got = on_dask(folder, params, w, args.partition_docs, sample_corpus_dir(), reference)
+        got = on_dask(folder, params, w, args.partition_docs, sample_corpus_dir(), reference, args.memory_limit)
         report["dask"].append(got)
         print(f"dask: {got}", flush=True)
     report["shuffle"] = shuffle_volume(folder, params, args.partition_docs)
     print(f"shuffle: {report['shuffle']}", flush=True)
-    out = HERE / "out" / f"bench_dask_{args.docs}.json"
+    suffix = "" if params.containment_threshold > 0 else "_nocontainment"
+    out = HERE / "out" / f"bench_dask_{args.docs}{suffix}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"written {out}")

@@ -47,10 +47,12 @@ def _default_workers() -> int:
 
 
 @contextmanager
-def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator:
+def dask_client(scheduler: str | None = None, workers: int | None = None, memory_limit: str = "auto") -> Iterator:
     """A Dask client: connected to ``scheduler``, or to a new local cluster of ``workers`` processes.
 
-    A local cluster has one thread per worker process and listens on 127.0.0.1 only.
+    A local cluster has one thread per worker process, listens on 127.0.0.1 only, and gives each
+    worker ``memory_limit`` (Dask's "auto": the machine's memory shared out); past it Dask spills
+    results and shuffle buffers to disk.
 
     Raises:
         DistributedRefused: Both a scheduler and a worker count were given.
@@ -79,7 +81,12 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         # free port when another cluster has it, with a warning that is not news either).
         warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
         cluster = LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            memory_limit=memory_limit,
         )
     with cluster, Client(cluster) as client:
         yield client

@@ -62,8 +62,10 @@ log = logging.getLogger(__name__)
 __all__ = ["Collected", "StageRun", "check_workers"]
 
 _FAN_IN = 8
-# Rows of band keys or samples per partition after a shuffle (~70 MB in pandas).
-_ROWS_PER_PARTITION = 4_000_000
+# Rows per partition after a shuffle. Band keys: 4M rows is ~60 MB. Containment samples: each row
+# pairs with up to bucket_cap others, so 1M rows (~16 MB) can still become ~1 GB of pairs in the task.
+_BAND_ROWS_PER_PARTITION = 4_000_000
+_SAMPLE_ROWS_PER_PARTITION = 1_000_000
 _POLL_S = 0.05
 
 
@@ -361,8 +363,8 @@ class StageRun:
         )
         return index, [*passes, totals, heavy, *counted, merged]
 
-    def _shuffle_partitions(self, rows: int) -> int:
-        return max(len(self.client.nthreads()), -(-rows // _ROWS_PER_PARTITION))
+    def _shuffle_partitions(self, rows: int, per_partition: int) -> int:
+        return max(len(self.client.nthreads()), -(-rows // per_partition))
 
     def _candidates(self, band_parts: list, sample_parts: list, band_rows: int, sample_rows: int
                     ) -> tuple[np.ndarray, int, np.ndarray, int]:  # fmt: skip
@@ -373,13 +375,13 @@ class StageRun:
         params = self.params
         cap = params.bucket_cap
         by_key = dd.from_delayed(band_parts, meta=stages.BAND_META, verify_meta=False).shuffle(
-            on="key", npartitions=self._shuffle_partitions(band_rows)
+            on="key", npartitions=self._shuffle_partitions(band_rows, _BAND_ROWS_PER_PARTITION)
         )
         tasks = [dask.delayed(stages.lsh_partition_pairs)(part, cap) for part in by_key.to_delayed()]
         n_lsh = len(tasks)
         n_ignored = 0
         if sample_parts:
-            nparts = self._shuffle_partitions(sample_rows)
+            nparts = self._shuffle_partitions(sample_rows, _SAMPLE_ROWS_PER_PARTITION)
             by_hash = dd.from_delayed(sample_parts, meta=stages.SAMPLE_META, verify_meta=False).shuffle(
                 on="h", npartitions=nparts
             )

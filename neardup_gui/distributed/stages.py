@@ -77,6 +77,9 @@ __all__ = [
 ]
 
 DIGEST_SIZE = 16
+# Memory of a manifest row (a Document with its strings) and of a numpy array header, in bytes.
+_DOCUMENT_BYTES = 700
+_ARRAY_OVERHEAD = 112
 # Bits of a shingle hash that pick its bucket in the first template pass (as core.flags.template).
 BUCKET_BITS = 20
 _BATCH = 256
@@ -127,6 +130,16 @@ class PartPrep:
     no_shingles: np.ndarray
     normalized_written: int = 0
 
+    def __sizeof__(self) -> int:
+        # Dask measures results with sys.getsizeof to decide what to spill to disk; without this
+        # it would see a few dozen bytes and never spill the shingle arrays.
+        arrays = (self.doc_pos, self.pos, self.ndigest, self.adigest, self.sigs, self.no_shingles)
+        return (
+            sum(a.nbytes for a in arrays)
+            + sum(h.nbytes + _ARRAY_OVERHEAD for h in self.hashes)
+            + _DOCUMENT_BYTES * len(self.documents)
+        )
+
 
 @dataclass(frozen=True)
 class PartSummary:
@@ -140,6 +153,10 @@ class PartSummary:
     no_shingles: np.ndarray
     normalized_written: int
     shingles: int
+
+    def __sizeof__(self) -> int:
+        arrays = (self.doc_pos, self.pos, self.ndigest, self.adigest, self.no_shingles)
+        return sum(a.nbytes for a in arrays) + _DOCUMENT_BYTES * len(self.documents)
 
 
 def _backend() -> str:
