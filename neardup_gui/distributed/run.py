@@ -92,6 +92,9 @@ def check_workers(client) -> int:
 
 @dataclass
 class Collected:
+    """What a run hands back to the client: the final manifest, sorted candidates, counts as
+    ``core.pipeline.screen`` gives them, notes, integrity changes, banding, number of workers."""
+
     documents: list[Document]
     candidates: list[Candidate]
     counts: dict[str, int]
