@@ -85,5 +85,6 @@ def screen(args: argparse.Namespace, params: ScreenParams, progress: Progress | 
         sidecar=args.sidecar,
         scheduler=args.scheduler,
         workers=args.workers,
+        with_normalized=not getattr(args, "no_normalized", False),
         progress=progress or NULL_PROGRESS,
     )

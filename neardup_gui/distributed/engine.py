@@ -119,6 +119,7 @@ def screen_distributed(
     workers: int | None = None,
     partition_docs: int = DEFAULT_PARTITION_DOCS,
     chunk_pairs: int | None = None,
+    with_normalized: bool = True,
     progress: Progress = NULL_PROGRESS,
 ) -> ScreenOutcome:
     """Screen on a Dask cluster; the same outcome and output files as ``tasks.screen_folder``.
@@ -139,6 +140,7 @@ def screen_distributed(
             default: one per CPU).
         partition_docs: Documents per read partition.
         chunk_pairs: Candidate pairs per verification task (default: about four tasks per worker).
+        with_normalized: Write ``normalized/`` (the workers write one file per document).
         progress: Stage, counts and cancellation, reported from this process.
 
     Returns:
@@ -173,9 +175,10 @@ def screen_distributed(
     if out_path is not None:
         created_out = not out_path.exists()
         out_path.mkdir(parents=True, exist_ok=True)
-        # Not a name io.outputs clears as a leftover when the session is opened for writing.
-        staging = out_path / f".dask-normalized-{uuid.uuid4().hex[:12]}"
-        staging.mkdir()
+        if with_normalized:
+            # Not a name io.outputs clears as a leftover when the session is opened for writing.
+            staging = out_path / f".dask-normalized-{uuid.uuid4().hex[:12]}"
+            staging.mkdir()
     try:
         with _client_for(client, scheduler, workers) as dclient:
             run = StageRun(dclient, plan, params, staging, progress, chunk_pairs)
@@ -188,28 +191,26 @@ def screen_distributed(
                 run.futures.clear()
         outcome = _outcome(plan, params, collected, started, out_path)
         if out_path is not None:
+            progress.check()  # a cancel that arrived during the last stage still stops before any write
             _write_outputs(outcome, out_path, staging)
-            staging = None
         return outcome
     finally:
-        if staging is not None:
+        # After a failure: the staged texts go, and so does an output folder this run created.
+        if staging is not None and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-            if created_out and out_path is not None and not any(out_path.iterdir()):
-                out_path.rmdir()
+        if created_out and out_path is not None and out_path.is_dir() and not any(out_path.iterdir()):
+            out_path.rmdir()
 
 
-def _write_outputs(outcome: ScreenOutcome, out_path: Path, staged: Path) -> None:
-    """``tasks.write_screen_outputs`` with the workers' normalized texts as ``normalized/``."""
-    import inspect
+def _write_outputs(outcome: ScreenOutcome, out_path: Path, staged: Path | None) -> None:
+    """``tasks.write_screen_outputs``; the workers' folder becomes ``normalized/`` inside its
+    all-or-nothing switch (one rename), or the "not written" note when there is none."""
+    if staged is None:
+        from neardup_gui.tasks.screen import _normalized_skipped
 
-    if "normalized" in inspect.signature(write_screen_outputs).parameters:
-        # The staged folder becomes the run's normalized/ inside its all-or-nothing switch.
-        write_screen_outputs(outcome, out_path, normalized=lambda folder: os.replace(staged, folder))
-        return
-    # Without that hook the outcome's (empty) texts give an empty normalized/, which the workers'
-    # folder then replaces in one rename.
-    write_screen_outputs(outcome, out_path)
-    os.replace(staged, out_path / "normalized")
+        write_screen_outputs(outcome, out_path, _normalized_skipped)
+    else:
+        write_screen_outputs(outcome, out_path, lambda folder: os.replace(staged, folder))
 
 
 @contextmanager

@@ -53,3 +53,13 @@ def test_dask_options_that_cannot_work_are_refused(sample_dir, tmp_path, capsys,
     assert main(args + extra) == EXIT_REFUSED
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_no_normalized_skips_the_per_document_files_on_dask_too(dask_client, sample_dir, tmp_path):
+    out = tmp_path / "out"
+    address = dask_client.scheduler.address
+    args = ["screen", str(sample_dir), "--out", str(out), "--all-scores", "never", "--no-normalized", "-q"]
+    assert main([*args, "--engine", "dask", "--scheduler", address]) == EXIT_OK
+    assert [p.name for p in (out / "normalized").iterdir()] == ["NOT_WRITTEN.txt"]
+    assert (out / "candidates.csv").is_file()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
