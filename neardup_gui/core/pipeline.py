@@ -56,6 +56,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "PairScores",
     "Prepared",
+    "annotate_candidates",
     "Proposals",
     "ScreenResult",
     "banding",
@@ -342,7 +343,8 @@ def screen(
     kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params, progress)
     counts["proposed_pairs"] = len(proposals.all_pairs())
     counts["rejected_by_verification"] = rejected
-    kept = _annotate(kept, diffs, prepared, texts, params, progress)
+    template = flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
+    kept = annotate_candidates(kept, diffs, prepared, texts, params, template, progress)
     counts["candidates"] = len(kept)
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))
 
@@ -358,13 +360,25 @@ def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, 
     return len(dropped)
 
 
-def _annotate(
-    kept: list[Candidate],
+def annotate_candidates(
+    kept: Sequence[Candidate],
     diffs: Mapping[tuple[str, str], PairDiff],
-    prepared: Prepared, texts: Mapping[str, str], params: ScreenParams, progress: Progress
+    prepared: Prepared,
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    template: flagmod.TemplateIndex,
+    progress: Progress = NULL_PROGRESS,
 ) -> list[Candidate]:
-    """Flags stage: revision, template, quotation and containment checks (``core.flags``)."""
-    template = flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
+    """Flags stage: revision, template, quotation and containment checks (``core.flags``).
+
+    Args:
+        kept: Verified candidates; ``diffs`` holds their alignments keyed by (left, right).
+        prepared: Holds the shingle hashes of every document named in ``kept``.
+        texts: Raw texts of those documents.
+        params: k, normalization and the containment threshold are used.
+        template: The corpus-wide boilerplate index (``TemplateIndex.build`` over all documents).
+        progress: Reports stage ``flags``.
+    """
     out = []
     total = len(kept)
     for n, cand in enumerate(kept, 1):

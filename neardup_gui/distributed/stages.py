@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +38,7 @@ from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import sampled
 from neardup_gui.core.methods.minhash_lsh import band_keys, pairs_from_keys, signatures
 from neardup_gui.core.normalize import normalize_batch, to_text
-from neardup_gui.core.pipeline import Prepared, Proposals, verify_pairs
+from neardup_gui.core.pipeline import Prepared, Proposals, annotate_candidates, verify_pairs
 from neardup_gui.core.records import (
     METHOD_CONTAINMENT,
     METHOD_EXACT,
@@ -534,22 +534,7 @@ def verify_chunk(
     )
     by_id = {chunk.documents[p].doc_id: chunk.documents[p] for p in positions}
     kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params)
-    # The flags stage of core.pipeline (_annotate), with the corpus-wide template index.
-    out = []
-    for cand in kept:
-        i, j = prepared.index(cand.left), prepared.index(cand.right)
-        out.append(
-            flagmod.annotate(
-                cand,
-                texts[cand.left],
-                texts[cand.right],
-                diffs[(cand.left, cand.right)],
-                left_hashes=prepared.hashes[i],
-                right_hashes=prepared.hashes[j],
-                template=template,
-                containment_threshold=params.containment_threshold,
-            )
-        )
+    out = annotate_candidates(kept, diffs, prepared, texts, params, template)
     return out, rejected
 
 
