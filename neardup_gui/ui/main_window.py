@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -175,6 +175,9 @@ class MainWindow(QMainWindow):
         geometry = self.settings.window_geometry()
         if geometry is not None:
             self.restoreGeometry(geometry)
+        elif (screen := QGuiApplication.primaryScreen()) is not None:  # first start: most of the screen
+            area = screen.availableGeometry()
+            self.resize(min(1400, int(area.width() * 0.9)), min(900, int(area.height() * 0.9)))
         for name, splitter in (("main", self.main_splitter), ("center", self.center_splitter)):
             state = self.settings.splitter_state(name)
             if state is not None:
