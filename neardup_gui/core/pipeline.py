@@ -18,9 +18,8 @@ LSH only proposes; exact scores decide.
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -31,7 +30,7 @@ from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
 from neardup_gui.core.methods.tfidf import TfidfModel
-from neardup_gui.core.normalize import normalize_batch
+from neardup_gui.core.prepare import LazyHashes, Prepared, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -54,6 +53,7 @@ from neardup_gui.core.records import (
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "LazyHashes",
     "PairScores",
     "Prepared",
     "annotate_candidates",
@@ -71,38 +71,6 @@ __all__ = [
 # Below this many characters in total, every pair also gets its TF-IDF cosine and SimHash distance
 # (fitting TF-IDF costs more than the whole MinHash screen on large folders: ~9 s at 15 M characters).
 ALL_SCORES_AUTO_CHARS = 3_000_000
-_PREPARE_BATCH = 256
-_THREADS = 2
-
-
-@dataclass
-class Prepared:
-    """Shingle sets of the usable documents, indexed 0..n-1 in manifest order.
-
-    Attributes:
-        doc_ids: doc_id per index.
-        hashes: Sorted unique uint64 shingle hashes per index (non-empty).
-        digests: Digest of the normalized text per index.
-        no_shingles: doc_ids whose normalized text is shorter than k (not compared).
-        normalized_chars: Length of each normalized text.
-        cps: Normalized code points per index, kept only when asked (TF-IDF and SimHash need them).
-    """
-
-    doc_ids: list[str]
-    hashes: list[np.ndarray]
-    digests: list[bytes]
-    no_shingles: list[str]
-    normalized_chars: list[int]
-    cps: list[np.ndarray] | None = None
-    _index: dict[str, int] = field(default_factory=dict)
-
-    def index(self, doc_id: str) -> int:
-        if not self._index:
-            self._index = {d: i for i, d in enumerate(self.doc_ids)}
-        return self._index[doc_id]
-
-    def __len__(self) -> int:
-        return len(self.doc_ids)
 
 
 @dataclass(frozen=True)
@@ -130,50 +98,6 @@ def banding(params: ScreenParams) -> tuple[int, int]:
     if params.bands is not None and params.rows is not None:
         return params.bands, params.rows
     return optimal_bands_rows(params.threshold, params.num_perm)
-
-
-def prepare(
-    doc_ids: Sequence[str],
-    texts: Mapping[str, str],
-    params: ScreenParams,
-    progress: Progress = NULL_PROGRESS,
-    *,
-    keep_cps: bool = False,
-) -> Prepared:
-    """Normalize and shingle the given documents (in batches, on two threads).
-
-    Args:
-        doc_ids: Documents to prepare, in manifest order.
-        texts: doc_id -> raw text.
-        params: k and normalization rules are used.
-        progress: Reports stage ``normalize``.
-        keep_cps: Keep the normalized code points (4 bytes a character) in ``Prepared.cps``.
-    """
-    total = len(doc_ids)
-    batches = [list(doc_ids[i : i + _PREPARE_BATCH]) for i in range(0, total, _PREPARE_BATCH)]
-
-    def work(batch: list[str]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        progress.check()
-        cps_list = normalize_batch([texts[d] for d in batch], params.normalize)
-        return cps_list, sh.shingle_sets(cps_list, params.k)
-
-    out = Prepared([], [], [], [], [], [] if keep_cps else None)
-    done = 0
-    with ThreadPoolExecutor(_THREADS) as pool:
-        for batch, (cps_list, hash_list) in zip(batches, pool.map(work, batches)):
-            for doc_id, cps, hashes in zip(batch, cps_list, hash_list):
-                if hashes.size == 0:
-                    out.no_shingles.append(doc_id)
-                else:
-                    out.doc_ids.append(doc_id)
-                    out.hashes.append(hashes)
-                    out.digests.append(exact.normalized_digest(cps))
-                    out.normalized_chars.append(int(cps.size))
-                    if out.cps is not None:
-                        out.cps.append(cps)
-            done += len(batch)
-            progress.report("normalize", done, total)
-    return out
 
 
 @dataclass
@@ -229,8 +153,10 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
     for members in groups:
         by_method[METHOD_EXACT].update(exact.pairs_within(members))
 
-    rep_hashes = [prepared.hashes[r] for r in reps]
-    sigs = signatures(rep_hashes, params.num_perm, params.seed, progress)
+    if prepared.signatures is not None:
+        sigs = prepared.signatures[np.asarray(reps, dtype=np.int64)]
+    else:
+        sigs = signatures([prepared.hashes[r] for r in reps], params.num_perm, params.seed, progress)
     proposals = Proposals(by_method, group_of, sigs, list(group_of))
 
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:
@@ -244,15 +170,19 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
         for gi, gj in rep_pairs.tolist():
             found.update(expand(gi, gj))
         if params.containment_threshold > 0:
+            if prepared.samples is not None:
+                rep_samples, rate = [prepared.samples[r] for r in reps], 1
+            else:
+                rep_samples, rate = [prepared.hashes[r] for r in reps], params.containment_sample
             cpairs, proposals.boilerplate_samples = containment_pairs(
-                rep_hashes, params.containment_threshold, params.containment_sample, params.bucket_cap, progress
+                rep_samples, params.containment_threshold, rate, params.bucket_cap, progress
             )
             found = by_method[METHOD_CONTAINMENT] = set()
             for gi, gj in cpairs.tolist():
                 found.update(expand(gi, gj))
     elif method == METHOD_JACCARD:
         rep_pairs, _ = bruteforce.all_pairs_jaccard(
-            rep_hashes, params.threshold, containment_threshold=params.containment_threshold, progress=progress
+            [prepared.hashes[r] for r in reps], params.threshold, containment_threshold=params.containment_threshold, progress=progress
         )
         found = by_method[METHOD_JACCARD] = set()
         for gi, gj in rep_pairs.tolist():
@@ -298,7 +228,9 @@ def screen(
     own_models = params.method in (METHOD_TFIDF, METHOD_SIMHASH)
     raw_chars = sum(len(texts[d]) for d in usable)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
-    prepared = prepare(usable, texts, params, progress, keep_cps=own_models or extra_scores)
+    prepared = prepare(
+        usable, texts, params, progress, keep_cps=own_models or extra_scores, keep_hashes=params.method == METHOD_JACCARD
+    )
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(
         replace(
@@ -343,7 +275,7 @@ def screen(
     kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params, progress)
     counts["proposed_pairs"] = len(proposals.all_pairs())
     counts["rejected_by_verification"] = rejected
-    template = flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
+    template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     kept = annotate_candidates(kept, diffs, prepared, texts, params, template, progress)
     counts["candidates"] = len(kept)
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))

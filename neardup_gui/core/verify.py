@@ -95,6 +95,7 @@ def verify_pairs(
     """
     pairs = proposals.all_pairs()
     total = len(pairs)
+    prepared.load_hashes(sorted({i for pair in pairs for i in pair}))
     kept: list[Candidate] = []
     rejected = 0
     diffs: dict[tuple[str, str], PairDiff] = {}
@@ -116,7 +117,7 @@ def verify_pairs(
             i, j, li, ri = j, i, ri, li
         same_group = proposals.exact_group_of[i] == proposals.exact_group_of[j]
         if same_group:
-            scores = PairScores(prepared.hashes[i].size, prepared.hashes[i].size, prepared.hashes[j].size)
+            scores = PairScores(prepared.size(i), prepared.size(i), prepared.size(j))
         else:
             scores = pair_scores(prepared.hashes[i], prepared.hashes[j])
         jac = scores.jaccard

@@ -164,6 +164,7 @@ def signatures(
     seed: int,
     progress: Progress = NULL_PROGRESS,
     backend: str = "auto",
+    threads: int = _THREADS,
 ) -> np.ndarray:
     """MinHash signatures of many documents.
 
@@ -178,6 +179,7 @@ def signatures(
         progress: Reports stage ``shingle``; ``check()`` is honoured between blocks.
         backend: ``auto`` (compiled for large inputs when numba is installed), ``numpy`` or
             ``compiled`` (raises ImportError without numba).
+        threads: Threads to use (1: all in the calling thread, e.g. when it is a worker already).
 
     Returns:
         uint32 array of shape (documents, num_perm).
@@ -216,8 +218,9 @@ def signatures(
             _signatures_numpy(value_arrays[lo:hi], a, b, out[lo:hi], progress)
         return hi - lo
 
-    if len(chunks) == 1:
-        run(chunks[0])
+    if len(chunks) == 1 or threads <= 1:
+        for chunk in chunks:
+            run(chunk)
     else:
         with ThreadPoolExecutor(_THREADS) as pool:
             for finished in pool.map(run, chunks):

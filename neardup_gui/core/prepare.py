@@ -1,0 +1,373 @@
+"""Stage 1 of a screen: normalize, shingle and sign every document in one streaming pass.
+
+For each usable document the pass keeps only what the later stages need from all documents:
+
+- the digest of its normalized text (exact groups), its normalized length and shingle count;
+- its MinHash signature (``num_perm`` 32-bit values);
+- the shingle hashes in the containment sampling class (one in ``containment_sample``);
+- its contribution to the corpus-wide boilerplate counts (``flags.TemplateIndex``).
+
+The full shingle set (8 bytes a shingle, ~12 KB for a 1,500-character article) is dropped as soon as
+those are taken, unless asked for. Verification later needs the full sets of the few documents in
+proposed pairs only; ``LazyHashes`` recomputes them from the texts on first use, so a screen of
+100,000 documents never holds 100,000 shingle sets at once.
+
+Boilerplate counts without holding every set: a document-frequency count needs all shingles of all
+documents. Up to ``TEMPLATE_SAMPLE`` documents the index is built exactly from all of them (the
+sets of those are held for the moment). Beyond that, an evenly spaced sample of that many documents
+is prepared first; shingles found in at least half the share that makes boilerplate *in the sample*
+are the only ones that can be boilerplate (a shingle in 5 % of 100,000 documents is in ~205 of the
+4,096 sampled; the chance that it shows up in fewer than 102 is below 10^-12); the pass then counts
+exactly, over every document, how many hold each of those. Exact copies count once.
+
+Batches of documents run on two threads (numpy and the compiled signature kernel release the GIL).
+Imports numpy and sibling engine modules only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from neardup_gui.core import shingles as sh
+from neardup_gui.core.flags.template import TemplateIndex
+from neardup_gui.core.methods import exact
+from neardup_gui.core.methods.containment import sampled
+from neardup_gui.core.methods.minhash_lsh import signatures
+from neardup_gui.core.normalize import normalize_batch
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import ScreenParams
+
+__all__ = ["LazyHashes", "Prepared", "prepare", "TEMPLATE_SAMPLE"]
+
+BATCH = 256
+THREADS = 2
+# Documents prepared first and counted exactly for the boilerplate index (see the module docstring).
+TEMPLATE_SAMPLE = 4096
+# TemplateIndex.build's defaults: boilerplate is in at least 3 documents and 5 % of them.
+TEMPLATE_MIN_DOCS = 3
+TEMPLATE_MIN_SHARE = 0.05
+# Above this many characters in all, signatures use the compiled kernel (its start-up then pays).
+_COMPILED_MIN_CHARS = 2_000_000
+
+
+class LazyHashes(Sequence[np.ndarray]):
+    """Full shingle sets, recomputed from the texts on first use and kept once computed.
+
+    Behaves as a read-only list of sorted unique uint64 arrays indexed like ``Prepared.doc_ids``.
+    ``load`` computes many at once (one normalization batch), ``drop`` forgets them again.
+    """
+
+    def __init__(self, doc_ids: Sequence[str], texts: Mapping[str, str], params: ScreenParams) -> None:
+        self._doc_ids = doc_ids
+        self._texts = texts
+        self._k = params.k
+        self._options = params.normalize
+        self._cache: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self._doc_ids)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        if i < 0:
+            i += len(self)
+        got = self._cache.get(i)
+        if got is None:
+            self.load([i])
+            got = self._cache[i]
+        return got
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def load(self, indices: Sequence[int]) -> None:
+        """Compute (in batches) the sets of ``indices`` not computed yet."""
+        todo = sorted({int(i) for i in indices if int(i) not in self._cache})
+        for lo in range(0, len(todo), BATCH):
+            part = todo[lo : lo + BATCH]
+            cps = normalize_batch([self._texts[self._doc_ids[i]] for i in part], self._options)
+            for i, h in zip(part, sh.shingle_sets(cps, self._k)):
+                self._cache[i] = h
+
+    def drop(self) -> None:
+        """Forget every computed set."""
+        self._cache.clear()
+
+    @property
+    def held(self) -> int:
+        """Number of sets currently held."""
+        return len(self._cache)
+
+
+@dataclass
+class Prepared:
+    """What the later stages need of the usable documents, indexed 0..n-1 in manifest order.
+
+    Attributes:
+        doc_ids: doc_id per index.
+        hashes: Sorted unique uint64 shingle hashes per index (non-empty): a list when kept, else a
+            ``LazyHashes`` that recomputes them on use.
+        digests: Digest of the normalized text per index.
+        no_shingles: doc_ids whose normalized text is shorter than k (not compared).
+        normalized_chars: Length of each normalized text.
+        cps: Normalized code points per index, kept only when asked (TF-IDF and SimHash need them).
+        signatures: MinHash signatures, shape (n, num_perm), or None (then computed when proposing).
+        samples: Containment samples per index (``containment.sampled``), or None.
+        sizes: Shingle count per index, or None (then ``hashes[i].size``).
+        template: The corpus-wide boilerplate index, or None (then built from ``hashes``).
+    """
+
+    doc_ids: list[str]
+    hashes: Sequence[np.ndarray]
+    digests: list[bytes]
+    no_shingles: list[str]
+    normalized_chars: list[int]
+    cps: list[np.ndarray] | None = None
+    signatures: np.ndarray | None = None
+    samples: list[np.ndarray] | None = None
+    sizes: np.ndarray | None = None
+    template: TemplateIndex | None = None
+    _index: dict[str, int] = field(default_factory=dict)
+
+    def index(self, doc_id: str) -> int:
+        if not self._index:
+            self._index = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._index[doc_id]
+
+    def size(self, i: int) -> int:
+        """Number of shingles of document ``i``."""
+        return int(self.sizes[i]) if self.sizes is not None else int(self.hashes[i].size)
+
+    def load_hashes(self, indices: Sequence[int]) -> None:
+        """Make the full sets of ``indices`` ready (one batch) when they are recomputed lazily."""
+        if isinstance(self.hashes, LazyHashes):
+            self.hashes.load(indices)
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+
+@dataclass
+class _Batch:
+    """One prepared batch, as the worker thread returns it."""
+
+    positions: list[int]
+    digests: list[bytes]
+    chars: list[int]
+    sizes: list[int]
+    sigs: np.ndarray
+    samples: list[np.ndarray]
+    hashes: list[np.ndarray]
+    cps: list[np.ndarray] | None
+    boiler_hits: list[np.ndarray] | None = None
+    sig_row: list[int] = field(default_factory=list)  # row of ``sigs`` per document
+
+
+def prepare(
+    doc_ids: Sequence[str],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    progress: Progress = NULL_PROGRESS,
+    *,
+    keep_cps: bool = False,
+    keep_hashes: bool = True,
+) -> Prepared:
+    """Normalize, shingle and sign the given documents (in batches, on two threads).
+
+    Args:
+        doc_ids: Documents to prepare, in manifest order.
+        texts: doc_id -> raw text (kept by reference for ``LazyHashes``).
+        params: k, normalization, num_perm, seed and the containment sample are used.
+        progress: Reports stage ``normalize`` per batch, then ``shingle`` once.
+        keep_cps: Keep the normalized code points (4 bytes a character) in ``Prepared.cps``.
+        keep_hashes: Keep every full shingle set (a list). False keeps none: they are recomputed
+            for the documents that need them (``LazyHashes``).
+    """
+    total = len(doc_ids)
+    a_sample = _template_sample(total)
+    sample_set = set(a_sample)
+    rest = [i for i in range(total) if i not in sample_set]
+    compiled = sum(len(texts[d]) for d in doc_ids) >= _COMPILED_MIN_CHARS
+    backend = "auto" if compiled else "numpy"
+    if compiled:
+        backend = "compiled" if _kernel_ready() else "numpy"
+
+    def work(positions: list[int], full: bool, boiler: np.ndarray | None) -> _Batch:
+        """One batch. ``full``: sorted unique sets (sizes exact, sets kept or counted); otherwise
+        the window hashes in text order serve the signatures and the samples, and no set is sorted."""
+        progress.check()
+        cps_list = normalize_batch([texts[doc_ids[p]] for p in positions], params.normalize)
+        hash_list = sh.shingle_sets(cps_list, params.k) if full else sh.window_lists(cps_list, params.k)
+        signable = [h for h in hash_list if h.size]
+        sigs = (
+            signatures(signable, params.num_perm, params.seed, backend=backend, threads=1)
+            if signable
+            else np.zeros((0, params.num_perm), dtype=np.uint32)
+        )
+        samples = [sampled(h, params.containment_sample) for h in hash_list]
+        if not full:
+            samples = [sh.sorted_unique(x) for x in samples]
+        out = _Batch(
+            positions,
+            [exact.normalized_digest(c) if h.size else b"" for c, h in zip(cps_list, hash_list)],
+            [int(c.size) for c in cps_list],
+            [int(h.size) for h in hash_list],
+            sigs,
+            samples,
+            hash_list if full else [],
+            cps_list if keep_cps else None,
+        )
+        out.sig_row = (np.cumsum([1 if h.size else 0 for h in hash_list]) - 1).tolist()
+        if boiler is not None:
+            out.boiler_hits = [_hits(h, boiler, unique=not full) for h in hash_list]
+        return out
+
+    slots: list[_Batch | None] = [None] * total  # batch holding each position
+    where: list[int] = [0] * total  # index inside that batch
+    done = 0
+    held: dict[int, np.ndarray] = {}  # sets of the sampled documents, until counted
+    counter = _BoilerCounter()
+
+    def collect(batch: _Batch, keep_sets: bool) -> None:
+        nonlocal done
+        for n, p in enumerate(batch.positions):
+            slots[p], where[p] = batch, n
+            if keep_sets and batch.sizes[n]:
+                held[p] = batch.hashes[n]
+        if not keep_hashes:
+            batch.hashes = []
+        done += len(batch.positions)
+        progress.report("normalize", done, total)
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        first = _batches(a_sample)
+        for batch in pool.map(lambda b: work(b, True, None), first):
+            collect(batch, keep_sets=True)
+        exact_index = len(rest) == 0
+        sample_order = sorted(held)
+        sample_sets = [held[p] for p in sample_order]
+        if exact_index:
+            template = TemplateIndex.build(sample_sets, k=params.k, options=params.normalize, progress=progress)
+        else:
+            distinct = len({_digest_of(slots, where, p) for p in sample_order})
+            floor_count = max(2, math.floor(0.5 * TEMPLATE_MIN_SHARE * distinct))
+            maybe = TemplateIndex.build(sample_sets, min_docs=floor_count, min_share=0.0, k=params.k,
+                                        options=params.normalize, progress=progress)  # fmt: skip
+            counter.start(maybe.boilerplate)
+            for p in sample_order:
+                counter.add(_digest_of(slots, where, p), _hits(held[p], counter.values))
+            template = None
+        held.clear()
+        del sample_sets
+        boiler = None if exact_index else counter.values
+        for batch in pool.map(lambda b: work(b, keep_hashes, boiler), _batches(rest)):
+            collect(batch, keep_sets=False)
+            if batch.boiler_hits is not None:
+                for n in range(len(batch.positions)):
+                    if batch.sizes[n]:
+                        counter.add(batch.digests[n], batch.boiler_hits[n])
+                batch.boiler_hits = None
+    if template is None:
+        template = counter.index(params)
+
+    out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
+    kept_hashes: list[np.ndarray] = []
+    kept_positions: list[int] = []
+    sig_rows: list[np.ndarray] = []
+    sizes: list[int] = []
+    for p in range(total):
+        batch, n = slots[p], where[p]
+        assert batch is not None
+        doc_id = doc_ids[p]
+        if batch.sizes[n] == 0:
+            out.no_shingles.append(doc_id)
+            continue
+        kept_positions.append(p)
+        out.doc_ids.append(doc_id)
+        out.digests.append(batch.digests[n])
+        out.normalized_chars.append(batch.chars[n])
+        sizes.append(batch.sizes[n])
+        out.samples.append(batch.samples[n])
+        sig_rows.append(batch.sigs[batch.sig_row[n]])
+        if keep_hashes:
+            kept_hashes.append(batch.hashes[n])
+        if out.cps is not None:
+            out.cps.append(batch.cps[n])  # type: ignore[index]
+    out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
+    out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
+    out.signatures = (
+        np.stack(sig_rows) if sig_rows else np.zeros((0, params.num_perm), dtype=np.uint32)
+    )
+    out.template = template
+    progress.report("shingle", total, total)
+    return out
+
+
+def _template_sample(total: int) -> list[int]:
+    """Positions prepared first: all of them up to ``TEMPLATE_SAMPLE``, else an even spread."""
+    if total <= TEMPLATE_SAMPLE:
+        return list(range(total))
+    return sorted({(i * total) // TEMPLATE_SAMPLE for i in range(TEMPLATE_SAMPLE)})
+
+
+def _batches(positions: Sequence[int]) -> list[list[int]]:
+    return [list(positions[i : i + BATCH]) for i in range(0, len(positions), BATCH)]
+
+
+def _digest_of(slots: Sequence[_Batch | None], where: Sequence[int], p: int) -> bytes:
+    batch = slots[p]
+    assert batch is not None
+    return batch.digests[where[p]]
+
+
+def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False) -> np.ndarray:
+    """Positions in ``candidates`` (sorted) of the hashes of one document found there.
+
+    ``unique``: the hashes may repeat (window hashes); each position is then given once.
+    """
+    if candidates.size == 0 or hashes.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = np.searchsorted(candidates, hashes)
+    idx[idx >= candidates.size] = 0
+    found = idx[candidates[idx] == hashes]
+    return np.unique(found) if unique and found.size > 1 else found
+
+
+def _kernel_ready() -> bool:
+    from neardup_gui.core.methods.minhash_lsh import _compiled_kernel
+
+    return _compiled_kernel() is not None
+
+
+class _BoilerCounter:
+    """Exact document counts of the shingles that may be boilerplate (exact copies count once)."""
+
+    def __init__(self) -> None:
+        self.values = np.zeros(0, dtype=np.uint64)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.seen: set[bytes] = set()
+
+    def start(self, values: np.ndarray) -> None:
+        self.values = values
+        self.counts = np.zeros(values.size, dtype=np.int64)
+
+    def add(self, digest: bytes, hits: np.ndarray) -> None:
+        if digest in self.seen:
+            return
+        self.seen.add(digest)
+        if hits.size:
+            self.counts[hits] += 1
+
+    def index(self, params: ScreenParams) -> TemplateIndex:
+        n = len(self.seen)
+        min_count = max(TEMPLATE_MIN_DOCS, math.ceil(TEMPLATE_MIN_SHARE * n), 2)
+        keep = self.counts >= min_count
+        return TemplateIndex(self.values[keep], self.counts[keep], min_count, n, params.k, params.normalize)
