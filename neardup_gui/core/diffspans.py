@@ -102,24 +102,72 @@ def shared_runs(left: Normalized, right: Normalized, min_len: int, timeout: floa
     return out
 
 
-def _to_raw(seg: Segment, left: Normalized, right: Normalized) -> Segment:
-    ls, le = left.raw_span(seg.left_start, seg.left_end)
-    rs, re_ = right.raw_span(seg.right_start, seg.right_end)
-    return Segment(ls, le, rs, re_)
+def _raw_spans(norm: Normalized, starts: list[int], ends: list[int]) -> list[Span]:
+    """Raw spans of the normalized spans ``[starts[i], ends[i])`` (each non-empty), in one lookup."""
+    if not starts:
+        return []
+    rs = norm.starts[np.asarray(starts, dtype=np.int64)].tolist()
+    re_ = norm.ends[np.asarray(ends, dtype=np.int64) - 1].tolist()
+    return list(zip(rs, re_))
+
+
+def _to_raw_all(segs: list[Segment], left: Normalized, right: Normalized) -> tuple[Segment, ...]:
+    """``segs`` (normalized offsets) as raw spans on both sides."""
+    if not segs:
+        return ()
+    lsp = _raw_spans(left, [s.left_start for s in segs], [s.left_end for s in segs])
+    rsp = _raw_spans(right, [s.right_start for s in segs], [s.right_end for s in segs])
+    return tuple(Segment(a, b, c, d) for (a, b), (c, d) in zip(lsp, rsp))
 
 
 def _outside(norm: Normalized, covered: list[Span]) -> tuple[Span, ...]:
-    """Raw spans of normalized characters not covered by any normalized span in ``covered``."""
+    """Raw spans of normalized characters not covered by any normalized span in ``covered``.
+
+    ``covered`` is sorted and non-overlapping (the regions of one alignment), so the uncovered runs
+    are the non-empty gaps before, between and after them.
+    """
     n = len(norm)
     if n == 0:
         return ()
-    mask = np.ones(n, dtype=bool)
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
     for s, e in covered:
-        mask[s:e] = False
-    if not mask.any():
-        return ()
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
-    return tuple(norm.raw_span(int(s), int(e)) for s, e in zip(edges[::2], edges[1::2]))
+        if s > pos:
+            starts.append(pos)
+            ends.append(s)
+        pos = max(pos, e)
+    if pos < n:
+        starts.append(pos)
+        ends.append(n)
+    return tuple(_raw_spans(norm, starts, ends))
+
+
+def _hunks(a: str, b: str, off_l: int, off_r: int, timeout: float, out: list[Segment]) -> None:
+    """Append the runs of non-equal diff ops between ``a`` and ``b`` to ``out`` (raw, offsets added).
+
+    Same result as grouping ``diff_ops(a, b)`` between its equal ops, without building the ops.
+    """
+    if a == b:
+        return
+    li = ri = 0
+    pl = pr = -1  # where the pending run of changes began (-1: none pending)
+    for op, length in fdmp.diff(a, b, timelimit=timeout, checklines=False, cleanup="No"):
+        if op == "=":
+            if pl >= 0:
+                out.append(Segment(off_l + pl, off_l + li, off_r + pr, off_r + ri))
+                pl = -1
+            li += length
+            ri += length
+            continue
+        if pl < 0:
+            pl, pr = li, ri
+        if op == "-":
+            li += length
+        else:
+            ri += length
+    if pl >= 0:
+        out.append(Segment(off_l + pl, off_l + li, off_r + pr, off_r + ri))
 
 
 def pair_diff(
@@ -146,39 +194,44 @@ def pair_diff(
     """
     ln = left_norm if left_norm is not None else normalize(left_raw, options)
     rn = right_norm if right_norm is not None else normalize(right_raw, options)
-    runs = shared_runs(ln, rn, min_len, timeout)
-    segments = tuple(_to_raw(s, ln, rn) for s in runs)
-
-    # Join runs separated by small gaps on both sides into regions (normalized offsets).
+    # Shared runs and their grouping into regions, in normalized offsets (as ``shared_runs``).
+    runs: list[Segment] = []
     norm_regions: list[Segment] = []
-    for s in runs:
-        if norm_regions:
-            p = norm_regions[-1]
-            if s.left_start - p.left_end <= gap and s.right_start - p.right_end <= gap:
-                norm_regions[-1] = Segment(p.left_start, s.left_end, p.right_start, s.right_end)
-                continue
-        norm_regions.append(s)
-    regions = tuple(_to_raw(r, ln, rn) for r in norm_regions)
+    if len(ln) and len(rn):
+        li = ri = 0
+        for op, length in fdmp.diff(ln.text, rn.text, timelimit=timeout, checklines=False, cleanup="No"):
+            if op == "=":
+                if length >= min_len:
+                    s = Segment(li, li + length, ri, ri + length)
+                    runs.append(s)
+                    # Join runs separated by small gaps on both sides into regions.
+                    if norm_regions:
+                        p = norm_regions[-1]
+                        if li - p.left_end <= gap and ri - p.right_end <= gap:
+                            norm_regions[-1] = Segment(p.left_start, s.left_end, p.right_start, s.right_end)
+                            li += length
+                            ri += length
+                            continue
+                    norm_regions.append(s)
+                li += length
+                ri += length
+            elif op == "-":
+                li += length
+            else:
+                ri += length
+    segments = _to_raw_all(runs, ln, rn)
+    regions = _to_raw_all(norm_regions, ln, rn)
 
     hunks: list[Segment] = []
     for reg in regions:
-        a = left_raw[reg.left_start : reg.left_end]
-        b = right_raw[reg.right_start : reg.right_end]
-        pending: list[DiffOp] = []
-        for op in diff_ops(a, b, timeout=timeout, semantic=False) + [DiffOp("equal", len(a), len(a), len(b), len(b))]:
-            if op.kind != "equal":
-                pending.append(op)
-                continue
-            if pending:
-                hunks.append(
-                    Segment(
-                        reg.left_start + pending[0].left_start,
-                        reg.left_start + pending[-1].left_end,
-                        reg.right_start + pending[0].right_start,
-                        reg.right_start + pending[-1].right_end,
-                    )
-                )
-                pending = []
+        _hunks(
+            left_raw[reg.left_start : reg.left_end],
+            right_raw[reg.right_start : reg.right_end],
+            reg.left_start,
+            reg.right_start,
+            timeout,
+            hunks,
+        )
 
     left_unique = _outside(ln, [(r.left_start, r.left_end) for r in norm_regions])
     right_unique = _outside(rn, [(r.right_start, r.right_end) for r in norm_regions])

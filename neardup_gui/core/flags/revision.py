@@ -94,8 +94,19 @@ def _raw_hunks(a: str, b: str, off_l: int, off_r: int) -> list[Segment]:
     return out
 
 
+def _alnum_count(text: str, cap: int) -> int:
+    """Letters and digits in ``text``, counting stops once past ``cap`` (a long head is not an edge)."""
+    n = 0
+    for ch in text:
+        if ch.isalnum():
+            n += 1
+            if n > cap:
+                break
+    return n
+
+
 def _edge_ok(a: str, b: str) -> bool:
-    na, nb = sum(ch.isalnum() for ch in a), sum(ch.isalnum() for ch in b)
+    na, nb = _alnum_count(a, EDGE_CHARS), _alnum_count(b, EDGE_CHARS)
     return 0 < max(na, nb) and na <= EDGE_CHARS and nb <= EDGE_CHARS
 
 
@@ -130,15 +141,25 @@ def _located_hunks(left: str, right: str, diff: PairDiff) -> list[tuple[Segment,
 
 
 def _changes(left: str, right: str, diff: PairDiff) -> list[_Change]:
+    """Hunks (as ``_located_hunks``) merged while closer than ``MARKER_CONTEXT`` in the same region."""
     out: list[_Change] = []
     gap = lx.MARKER_CONTEXT
+    # The pending change as [ls, le, rs, re, region]; hunks arrive in reading order.
+    cur: list | None = None
     for h, region in _located_hunks(left, right, diff):
-        if out:
-            p = out[-1]
-            if p.region == region and h.left_start - p.le <= gap and h.right_start - p.re <= gap:
-                out[-1] = _Change(p.ls, h.left_end, p.rs, h.right_end, region)
+        if cur is not None:
+            p_region = cur[4]
+            if (
+                (p_region is region or p_region == region)
+                and h.left_start - cur[1] <= gap
+                and h.right_start - cur[3] <= gap
+            ):
+                cur[1], cur[3], cur[4] = h.left_end, h.right_end, region
                 continue
-        out.append(_Change(h.left_start, h.left_end, h.right_start, h.right_end, region))
+            out.append(_Change(cur[0], cur[1], cur[2], cur[3], p_region))
+        cur = [h.left_start, h.left_end, h.right_start, h.right_end, region]
+    if cur is not None:
+        out.append(_Change(cur[0], cur[1], cur[2], cur[3], cur[4]))
     return out
 
 

@@ -31,8 +31,13 @@ __all__ = ["BoilerplatePassage", "TemplateIndex", "template_evidence", "in_sorte
 Span = tuple[int, int]
 
 # Bits of a hash used to pre-count documents per bucket before the exact count (keeps the sort to
-# the few hashes that can be frequent enough).
+# the few hashes that can be frequent enough). ``build`` uses the fewest bits in this range whose
+# average bucket load stays well below the boilerplate document count: a small bucket table stays
+# in the CPU cache, which makes both passes faster; the result is the same for any number of bits.
 _BUCKET_BITS = 20
+_MIN_BUCKET_BITS = 16
+# Average documents per bucket allowed, as a share of the boilerplate document count.
+_BUCKET_LOAD = 0.25
 _BATCH = 1024
 # Share (0..1) of a document's raw length that must lie outside the shared passages for the pair to
 # be "template only" rather than copies.
@@ -128,8 +133,9 @@ class TemplateIndex:
         if n < min_count:
             return cls(empty, np.zeros(0, dtype=np.int64), min_count, n, k, opts)
         # Pass 1: documents per hash bucket (an upper bound of each hash's document count).
-        shift = np.uint64(64 - _BUCKET_BITS)
-        buckets = np.zeros(1 << _BUCKET_BITS, dtype=np.int64)
+        bits = _bucket_bits(sum(int(h.size) for h in hash_arrays), min_count)
+        shift = np.uint64(64 - bits)
+        buckets = np.zeros(1 << bits, dtype=np.int64)
         for lo in range(0, n, _BATCH):
             progress.check()
             chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
@@ -234,6 +240,14 @@ class TemplateIndex:
         return [
             BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered[:limit]
         ]
+
+
+def _bucket_bits(total: int, min_count: int) -> int:
+    """Bucket bits for ``total`` hashes: the fewest (>= 16, <= 20) keeping the average load low."""
+    bits = _MIN_BUCKET_BITS
+    while bits < _BUCKET_BITS and total > _BUCKET_LOAD * min_count * (1 << bits):
+        bits += 1
+    return bits
 
 
 def _distinct(hash_arrays: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -1,0 +1,294 @@
+"""Shared passages, regions and hunks of a pair (core.diffspans) are the same as before the speed-up.
+
+``oracle_pair_diff`` is the straightforward implementation ``pair_diff`` had before it was made
+faster (one ``DiffOp`` object per alignment step, a boolean mask for the unmatched text); the tests
+compare every field of the two results on realistic near-duplicate Chinese pairs and on random texts.
+``near_duplicate_pairs`` is also used by ``test_flags_speed``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import fast_diff_match_patch as fdmp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup_gui.core.diffspans import DiffOp, PairDiff, diff_ops, pair_diff, shared_runs
+from neardup_gui.core.normalize import Normalized, normalize
+from neardup_gui.core.records import NormalizeOptions, Segment
+
+K = 5
+
+
+# ---------------------------------------------------------------------------
+# The implementation before the speed-up (oracle)
+
+
+def _oracle_ops(left: str, right: str, timeout: float = 5.0) -> list[DiffOp]:
+    if not left and not right:
+        return []
+    ops: list[DiffOp] = []
+    li = ri = 0
+    for op, length in fdmp.diff(left, right, timelimit=timeout, checklines=False, cleanup="No"):
+        if op == "=":
+            ops.append(DiffOp("equal", li, li + length, ri, ri + length))
+            li += length
+            ri += length
+        elif op == "-":
+            ops.append(DiffOp("delete", li, li + length, ri, ri))
+            li += length
+        else:
+            ops.append(DiffOp("insert", li, li, ri, ri + length))
+            ri += length
+    return ops
+
+
+def _oracle_to_raw(seg: Segment, left: Normalized, right: Normalized) -> Segment:
+    ls, le = left.raw_span(seg.left_start, seg.left_end)
+    rs, re_ = right.raw_span(seg.right_start, seg.right_end)
+    return Segment(ls, le, rs, re_)
+
+
+def _oracle_outside(norm: Normalized, covered: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    n = len(norm)
+    if n == 0:
+        return ()
+    mask = np.ones(n, dtype=bool)
+    for s, e in covered:
+        mask[s:e] = False
+    if not mask.any():
+        return ()
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    return tuple(norm.raw_span(int(s), int(e)) for s, e in zip(edges[::2], edges[1::2]))
+
+
+def oracle_pair_diff(
+    left_raw: str, right_raw: str, options: NormalizeOptions | None = None, *, min_len: int = 5, gap: int = 12
+) -> PairDiff:
+    """``pair_diff`` as it was before the speed-up."""
+    ln, rn = normalize(left_raw, options), normalize(right_raw, options)
+    runs = []
+    if len(ln) and len(rn):
+        runs = [
+            Segment(op.left_start, op.left_end, op.right_start, op.right_end)
+            for op in _oracle_ops(ln.text, rn.text)
+            if op.kind == "equal" and op.left_end - op.left_start >= min_len
+        ]
+    segments = tuple(_oracle_to_raw(s, ln, rn) for s in runs)
+    norm_regions: list[Segment] = []
+    for s in runs:
+        if norm_regions:
+            p = norm_regions[-1]
+            if s.left_start - p.left_end <= gap and s.right_start - p.right_end <= gap:
+                norm_regions[-1] = Segment(p.left_start, s.left_end, p.right_start, s.right_end)
+                continue
+        norm_regions.append(s)
+    regions = tuple(_oracle_to_raw(r, ln, rn) for r in norm_regions)
+    hunks: list[Segment] = []
+    for reg in regions:
+        a = left_raw[reg.left_start : reg.left_end]
+        b = right_raw[reg.right_start : reg.right_end]
+        pending: list[DiffOp] = []
+        for op in _oracle_ops(a, b) + [DiffOp("equal", len(a), len(a), len(b), len(b))]:
+            if op.kind != "equal":
+                pending.append(op)
+                continue
+            if pending:
+                hunks.append(
+                    Segment(
+                        reg.left_start + pending[0].left_start,
+                        reg.left_start + pending[-1].left_end,
+                        reg.right_start + pending[0].right_start,
+                        reg.right_start + pending[-1].right_end,
+                    )
+                )
+                pending = []
+    left_unique = _oracle_outside(ln, [(r.left_start, r.left_end) for r in norm_regions])
+    right_unique = _oracle_outside(rn, [(r.right_start, r.right_end) for r in norm_regions])
+    return PairDiff(segments, regions, tuple(hunks), left_unique, right_unique)
+
+
+# ---------------------------------------------------------------------------
+# Realistic near-duplicate pairs
+
+_WORDS = (
+    "城建局 财政 拨付 项目 预算 工期 街道 管理 通知 会议 居民 社区 改造 工程 资金 审批 规划 道路 学校 医院 "
+    "企业 补贴 申请 材料 提交 部门 负责 实施 方案 检查 验收 安全 环境 保护 垃圾 分类 志愿者 服务 活动 文化 "
+    "旅游 交通 公交 线路 调整 停车 收费 标准 价格 市场 监管 食品 药品 质量 投诉 热线 办理 窗口 政务"
+).split()
+_UNITS = ("万元", "亿元", "元", "家", "人", "吨", "%", "公里", "平方米", "个月", "天")
+_NEGATABLE = ("需要", "允许", "同意", "收费", "开放", "包括", "适用", "影响")
+_CONDITIONS = ("如果", "必须", "可以", "仅", "除非", "应当", "不得", "禁止", "凡")
+_HEADER = "青溪日报 · 城市版\n本报讯（记者 林晓）\n责任编辑：周敏\n"
+_FOOTER = "\n（本文来源：青溪市政府网站，转载请注明出处）"
+
+
+def _number(rng: random.Random) -> str:
+    value = rng.choice([rng.randint(2, 99), rng.randint(100, 9999), round(rng.uniform(1, 99), 1)])
+    return f"{value}{rng.choice(_UNITS)}"
+
+
+def _date(rng: random.Random) -> str:
+    return f"{rng.randint(1, 12)}月{rng.randint(1, 28)}日"
+
+
+def _sentence(rng: random.Random) -> str:
+    parts = [rng.choice(_WORDS) for _ in range(rng.randint(3, 7))]
+    for _ in range(rng.randint(0, 2)):
+        extra = rng.choice(
+            [_number(rng), _date(rng), "不" + rng.choice(_NEGATABLE), rng.choice(_CONDITIONS) + rng.choice(_WORDS),
+             rng.choice(_NEGATABLE), "“" + rng.choice(_WORDS) + rng.choice(_WORDS) + "”", "三百人", "2023年5月16日"]
+        )
+        parts.insert(rng.randint(0, len(parts)), extra)
+    return "，".join("".join(parts[i : i + 2]) for i in range(0, len(parts), 2)) + rng.choice("。。。；！")
+
+
+def _article(rng: random.Random, sentences: int) -> list[str]:
+    return [_sentence(rng) for _ in range(sentences)]
+
+
+def _join(sentences: list[str], rng: random.Random) -> str:
+    out = []
+    for i, s in enumerate(sentences):
+        out.append(s)
+        if i % 4 == 3:
+            out.append("\n")
+    return "".join(out)
+
+
+_FULL_WIDTH = str.maketrans({**{str(i): chr(0xFF10 + i) for i in range(10)}, ",": "，", ".": "．", "%": "％"})
+
+
+def _edit(sentences: list[str], rng: random.Random) -> list[str]:
+    s = list(sentences)
+    i = rng.randrange(len(s))
+    kind = rng.choice(
+        ["number", "date", "negation", "unnegate", "condition", "insert", "delete", "replace", "width", "wrap", "edge"]
+    )
+    if kind == "number":
+        s[i] = f"本次共投入{_number(rng)}。" if rng.random() < 0.3 else s[i].replace("0", "5", 1).replace("万元", "亿元", 1)
+        if s[i] == sentences[i]:
+            s[i] = s[i][:-1] + _number(rng) + s[i][-1]
+    elif kind == "date":
+        s[i] = s[i][:2] + _date(rng) + s[i][2:]
+    elif kind == "negation":
+        w = rng.choice(_NEGATABLE)
+        s[i] = s[i].replace(w, "不" + w, 1) if w in s[i] else s[i][:3] + "不" + w + s[i][3:]
+    elif kind == "unnegate":
+        s[i] = s[i].replace("不", "", 1) if "不" in s[i] else s[i].replace("允许", "禁止", 1)
+    elif kind == "condition":
+        a, b = rng.sample(_CONDITIONS, 2)
+        s[i] = s[i].replace(a, b, 1) if a in s[i] else b + s[i]
+    elif kind == "insert":
+        s.insert(i, _sentence(rng))
+    elif kind == "delete" and len(s) > 2:
+        del s[i]
+    elif kind == "replace":
+        w = s[i]
+        p = rng.randrange(max(1, len(w) - 2))
+        s[i] = w[:p] + rng.choice(_WORDS) + w[p + 2 :]
+    elif kind == "width":
+        s[i] = s[i].translate(_FULL_WIDTH).replace("，", ",", 1)
+    elif kind == "wrap":
+        p = rng.randrange(1, max(2, len(s[i])))
+        s[i] = s[i][:p] + rng.choice(["\n", " ", "\r\n", "  "]) + s[i][p:]
+    else:  # a change in the first or last few characters
+        if rng.random() < 0.5:
+            s[0] = rng.choice(["上午", "下午", "3月", "不"]) + s[0][1:]
+        else:
+            s[-1] = s[-1][:-2] + rng.choice(["元。", "日。", "不。", "300。"])
+    return s
+
+
+def near_duplicate_pairs(count: int, seed: int = 1) -> list[tuple[str, str]]:
+    """Deterministic pairs shaped like a screen's candidates: revisions, reformatting, excerpts,
+    appended text, shared templates, identical copies."""
+    rng = random.Random(seed)
+    pairs = []
+    for n in range(count):
+        base = _article(rng, rng.randint(4, 30))
+        shape = n % 8
+        if shape == 0:  # format copy
+            left, right = _join(base, rng), _join(base, rng).translate(_FULL_WIDTH).replace("\n", "\r\n ")
+        elif shape == 1:  # excerpt
+            a = rng.randrange(len(base))
+            left, right = _join(base, rng), _join(base[a : a + rng.randint(1, 6)], rng)
+        elif shape == 2:  # appended
+            left, right = _join(base, rng), _join(base + _article(rng, rng.randint(1, 8)), rng)
+        elif shape == 3:  # template: header and footer around different bodies
+            left = _HEADER + _join(base, rng) + _FOOTER
+            right = _HEADER + _join(_article(rng, rng.randint(3, 12)), rng) + _FOOTER
+        elif shape == 4:  # identical
+            left = right = _join(base, rng)
+        else:  # revisions, one to six edits
+            edited = base
+            for _ in range(rng.randint(1, 6)):
+                edited = _edit(edited, rng)
+            left, right = _join(base, rng), _join(edited, rng)
+        if rng.random() < 0.5:
+            left, right = right, left
+        pairs.append((left, right))
+    return pairs
+
+
+def assert_same_diff(got: PairDiff, want: PairDiff) -> None:
+    assert got.segments == want.segments
+    assert got.regions == want.regions
+    assert got.hunks == want.hunks
+    assert got.left_unique == want.left_unique
+    assert got.right_unique == want.right_unique
+
+
+# ---------------------------------------------------------------------------
+# Tests
+
+
+def test_generated_pairs_cover_revisions_copies_and_unmatched_text() -> None:
+    diffs = [pair_diff(a, b, min_len=K) for a, b in near_duplicate_pairs(120)]
+    assert sum(bool(d.hunks) for d in diffs) > 40
+    assert sum(bool(d.left_unique or d.right_unique) for d in diffs) > 20
+    assert sum(len(d.regions) > 1 for d in diffs) > 3
+
+
+def test_passages_regions_and_hunks_are_the_same_as_before_on_near_duplicate_pairs() -> None:
+    for left, right in near_duplicate_pairs(240):
+        assert_same_diff(pair_diff(left, right, min_len=K), oracle_pair_diff(left, right, min_len=K))
+
+
+def test_precomputed_normalizations_give_the_same_alignment() -> None:
+    options = NormalizeOptions()
+    for left, right in near_duplicate_pairs(60, seed=3):
+        got = pair_diff(left, right, options, min_len=K, left_norm=normalize(left, options),
+                        right_norm=normalize(right, options))
+        assert_same_diff(got, oracle_pair_diff(left, right, options, min_len=K))
+
+
+def test_other_run_lengths_and_gaps_give_the_same_alignment_as_before() -> None:
+    for left, right in near_duplicate_pairs(60, seed=5):
+        for min_len, gap in ((3, 0), (8, 30)):
+            assert_same_diff(
+                pair_diff(left, right, min_len=min_len, gap=gap),
+                oracle_pair_diff(left, right, min_len=min_len, gap=gap),
+            )
+
+
+def test_shared_runs_and_diff_ops_still_describe_the_alignment() -> None:
+    left, right = "会议于5月16日上午9时举行，各部门负责人参加。", "会议于5月18日上午9时举行，各部门负责人均参加。"
+    ops = diff_ops(left, right)
+    assert ops[0].kind == "equal" and ops[-1].kind == "equal"
+    assert "".join(left[o.left_start : o.left_end] for o in ops if o.kind != "insert") == left
+    assert "".join(right[o.right_start : o.right_end] for o in ops if o.kind != "delete") == right
+    runs = shared_runs(normalize(left), normalize(right), K)
+    assert [normalize(left).text[s.left_start : s.left_end] for s in runs][0].startswith("会议于5月1")
+
+
+CHARS = st.sampled_from(list("中文甲乙丙丁，。 \n３3不万元a"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(CHARS, max_size=80), st.text(CHARS, max_size=80), st.text(CHARS, max_size=40), st.integers(1, 6))
+def test_random_texts_align_the_same_as_before(a: str, b: str, shared: str, min_len: int) -> None:
+    left, right = a + shared + b, shared + b + a
+    assert_same_diff(pair_diff(left, right, min_len=min_len), oracle_pair_diff(left, right, min_len=min_len))
