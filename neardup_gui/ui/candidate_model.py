@@ -1,8 +1,9 @@
 """The candidate pairs as a Qt table model: one row per ``Candidate``.
 
 ``DisplayRole`` gives formatted text, ``SORT_ROLE`` the native value (float, str, int) and
-``CANDIDATE_ROLE`` the record itself. Sorting happens here with precomputed keys (``keysort``);
-the proxy in ``candidate_filter`` forwards its ``sort`` calls. A missing score (``None``: the method
+``CANDIDATE_ROLE`` the record itself. Sorting happens here, on numpy keys (``candidate_columns``):
+the rows stay in their load order and the model keeps a permutation, so a header click on a million
+rows is one stable ``argsort``; the proxy in ``candidate_filter`` forwards its ``sort`` calls. A missing score (``None``: the method
 that computes it did not run) shows as "—" and sorts after every real value.
 A review decision changes one row's status and emits ``dataChanged`` for that cell only. A status
 is "stale" when a decision was made on a file that has changed since; files that changed since the
@@ -16,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import IntEnum
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
@@ -26,7 +28,8 @@ from neardup_gui.core.records import (
     Candidate,
     Document,
 )
-from neardup_gui.ui.keysort import sort_model_rows
+from neardup_gui.ui import candidate_columns as cols
+from neardup_gui.ui.candidate_columns import CandidateColumns, file_name, stable_order
 from neardup_gui.ui.labels import (
     flag_label,
     flags_text,
@@ -79,12 +82,15 @@ _ROLES = frozenset(
 _NUMERIC = (
     Column.JACCARD, Column.CONTAINMENT_LEFT, Column.CONTAINMENT_RIGHT, Column.MINHASH, Column.TFIDF, Column.SIMHASH,
 )  # fmt: skip
-_MISSING_HIGH = 1e9  # sort key of a missing distance (after every real one, ascending)
+_MISSING_HIGH = cols.MISSING_HIGH  # sort key of a missing distance (after every real one, ascending)
 _WARNING = QColor(OKABE_ITO["vermillion"])
-
-
-def _name(path: str) -> str:
-    return path.rsplit("/", 1)[-1] or path
+_KEYS = {
+    Column.LEFT: cols.LEFT_NAME, Column.RIGHT: cols.RIGHT_NAME, Column.SOURCES: cols.SOURCES,
+    Column.JACCARD: cols.JACCARD, Column.CONTAINMENT_LEFT: cols.CONTAINMENT_LEFT,
+    Column.CONTAINMENT_RIGHT: cols.CONTAINMENT_RIGHT, Column.MINHASH: cols.MINHASH, Column.FLAGS: cols.FLAG_COUNT,
+    Column.STATUS: cols.STATUS, Column.TFIDF: cols.TFIDF, Column.SIMHASH: cols.SIMHASH, Column.METHODS: cols.METHODS,
+}  # fmt: skip
+_COLUMNS = tuple(Column)
 
 
 class CandidateModel(QAbstractTableModel):
@@ -92,14 +98,18 @@ class CandidateModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[Candidate] = []
+        self._rows: list[Candidate] = []  # load order; shown in the order of self._order
         self._docs: dict[str, Document] = {}
         self._names: dict[str, str] = {}
         self._sorted_by: tuple[int, Qt.SortOrder] | None = None
         self._status: dict[Pair, str] = {}
         self._stale: set[Pair] = set()
         self._changed_docs: set[str] = set()
-        self._row_of: dict[Pair, int] = {}
+        self._base_of: dict[Pair, int] | None = None  # pair -> load index, built on first use
+        self._order = np.zeros(0, dtype=np.intp)  # shown row -> load index
+        self._order_list: list[int] = []  # the same as Python ints (fast scalar look-ups in data())
+        self._pos: np.ndarray | None = None  # load index -> shown row, built on first use
+        self.columns = CandidateColumns([], {}, {}, self._load_index, methods_text)
         self._headers = (
             self.tr("Left file"),
             self.tr("Right file"),
@@ -149,17 +159,20 @@ class CandidateModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows = list(candidates)
         self._docs = dict(documents)
-        self._names = {doc_id: _name(doc.path) for doc_id, doc in self._docs.items()}
+        self._names = {doc_id: file_name(doc.path) for doc_id, doc in self._docs.items()}
         self._status = dict(statuses or {})
         self._stale = set(stale)
         self._changed_docs = set(changed_docs)
         self._sorted_by = None
-        self._reindex()
+        self._base_of = None
+        self._set_order(np.arange(len(self._rows), dtype=np.intp))
+        self.columns = CandidateColumns(self._rows, self._docs, self._status, self._load_index, methods_text)
         self.endResetModel()
 
     def set_statuses(self, statuses: Mapping[Pair, str]) -> None:
         """Replace every review status (one ``dataChanged`` over the status column)."""
         self._status = dict(statuses)
+        self.columns.reset_statuses(self._status, self._load_index)
         self._sorted_by = None
         if self._rows:
             top = self.index(0, Column.STATUS)
@@ -174,7 +187,10 @@ class CandidateModel(QAbstractTableModel):
         else:
             self._stale.discard(pair)
         self._sorted_by = None
-        row = self._row_of.get(pair)
+        base = self._load_index(pair)
+        if base is not None:
+            self.columns.set_status_code(base, status)
+        row = self.row_of(pair)
         if row is not None:
             cell = self.index(row, Column.STATUS)
             roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ForegroundRole, SORT_ROLE, STATUS_ROLE]
@@ -192,19 +208,48 @@ class CandidateModel(QAbstractTableModel):
         return set(self._changed_docs)
 
     def candidate(self, row: int) -> Candidate:
-        return self._rows[row]
+        return self._rows[self._order_list[row]]
 
     def candidates(self) -> list[Candidate]:
-        return list(self._rows)
+        """Every candidate in the order shown."""
+        rows = self._rows
+        return [rows[i] for i in self._order_list]
 
     def document(self, doc_id: str) -> Document | None:
         return self._docs.get(doc_id)
 
     def row_of(self, pair: Pair) -> int | None:
-        return self._row_of.get(pair)
+        """The shown row of a pair (None if it has none)."""
+        base = self._load_index(pair)
+        return None if base is None else int(self._positions()[base])
 
-    def _reindex(self) -> None:
-        self._row_of = {c.key: i for i, c in enumerate(self._rows)}
+    # -- row order (for the filter proxy) -----------------------------------------------------
+    def load_order(self) -> np.ndarray:
+        """Load index of each shown row (the rows' order in ``set_candidates`` is the load order)."""
+        return self._order
+
+    def load_index_of_row(self, row: int) -> int:
+        return self._order_list[row]
+
+    def row_of_load_index(self, base: int) -> int:
+        return int(self._positions()[base])
+
+    def _load_index(self, pair: Pair) -> int | None:
+        if self._base_of is None:
+            self._base_of = {c.key: i for i, c in enumerate(self._rows)}
+        return self._base_of.get(pair)
+
+    def _positions(self) -> np.ndarray:
+        if self._pos is None:
+            pos = np.empty(len(self._order), dtype=np.intp)
+            pos[self._order] = np.arange(len(self._order), dtype=np.intp)
+            self._pos = pos
+        return self._pos
+
+    def _set_order(self, order: np.ndarray) -> None:
+        self._order = order
+        self._order_list = order.tolist()
+        self._pos = None
 
     # -- Qt model interface -------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
@@ -224,10 +269,16 @@ class CandidateModel(QAbstractTableModel):
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         # Views ask for a dozen roles per cell while scrolling; answer the unused ones first.
-        if role not in _ROLES or not index.isValid() or index.row() >= len(self._rows):
+        if role not in _ROLES or not index.isValid():
             return None
-        c = self._rows[index.row()]
-        col = Column(index.column())
+        return self.cell(index.row(), index.column(), role)
+
+    def cell(self, row: int, column: int, role: int) -> Any:
+        """``data()`` of a shown row and column (the proxy calls this with its mapped row)."""
+        if role not in _ROLES or not 0 <= row < len(self._order_list) or not 0 <= column < len(_COLUMNS):
+            return None
+        c = self._rows[self._order_list[row]]
+        col = _COLUMNS[column]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(c, col)
         if role == SORT_ROLE:
@@ -348,14 +399,20 @@ class CandidateModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Reorder rows by a column's ``SORT_ROLE`` value (stable; ties keep the previous order)."""
+        """Reorder rows by a column's ``SORT_ROLE`` value (stable; ties keep the previous order).
+
+        Persistent indexes (selection, current row) follow their rows.
+        """
         if not 0 <= column < len(Column) or not self._rows or self._sorted_by == (column, order):
             return  # the view asks twice per header click; the second sort would change nothing
         self._sorted_by = (column, order)
-        col = Column(column)
-
-        def store(rows: list[Candidate]) -> None:
-            self._rows = rows
-            self._reindex()
-
-        sort_model_rows(self, self._rows, lambda c: self._sort_value(c, col), order, store)
+        keys = self.columns.key(_KEYS[Column(column)])
+        new_order = stable_order(self._order, keys, order == Qt.SortOrder.DescendingOrder)
+        self.layoutAboutToBeChanged.emit()
+        old_indexes = self.persistentIndexList()
+        bases = [self._order_list[ix.row()] for ix in old_indexes]
+        self._set_order(new_order)
+        positions = self._positions() if old_indexes else None
+        new_indexes = [self.index(int(positions[b]), ix.column()) for b, ix in zip(bases, old_indexes)]  # type: ignore[index]
+        self.changePersistentIndexList(old_indexes, new_indexes)
+        self.layoutChanged.emit()

@@ -1,7 +1,8 @@
 """The candidate table with its filter bar and the count of shown / total pairs.
 
 Selecting a row (mouse, or the up / down keys) emits ``candidate_selected`` with the ``Candidate``;
-every proxy index is mapped back to the source model before use. The flag filter offers every flag
+every proxy index is mapped back to the source model before use. Typing in the search box filters
+once the typing pauses (``SEARCH_DELAY_MS``); text set by the program filters at once. The flag filter offers every flag
 the engine sets (``core.flags.FLAG_ORDER``) and groups of them. A right click on the header shows or
 hides the optional columns (the method scores are hidden at first).
 Imports PySide6 only.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -31,6 +32,8 @@ from neardup_gui.core.records import REVIEW_STATUSES, Candidate
 from neardup_gui.ui.candidate_filter import ANY, ANY_EXACT, ANY_REVISION, NO_FLAG, CandidateFilterModel
 from neardup_gui.ui.candidate_model import CANDIDATE_ROLE, HIDDEN_BY_DEFAULT, OPTIONAL_COLUMNS, CandidateModel, Column
 from neardup_gui.ui.labels import flag_label, review_label
+
+SEARCH_DELAY_MS = 150  # a pause in typing this long filters the table (one pass, not one per key)
 
 _WIDTHS = {
     Column.LEFT: 150,
@@ -123,7 +126,13 @@ class CandidateView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.table)
 
-        self.search.textChanged.connect(self.proxy.set_text)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._apply_search)
+        self._edited_text: str | None = None
+        self.search.textEdited.connect(self._on_search_edited)
+        self.search.textChanged.connect(self._on_search_changed)
         self.min_score.valueChanged.connect(self.proxy.set_min_score)
         self.status_filter.currentIndexChanged.connect(
             lambda _i: self.proxy.set_status(self.status_filter.currentData())
@@ -137,6 +146,9 @@ class CandidateView(QWidget):
         ):
             signal.connect(self._update_count)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row_changed)
+        self._row_before_layout = -1
+        self.proxy.layoutAboutToBeChanged.connect(self._remember_current_row)
+        self.proxy.layoutChanged.connect(self._keep_a_current_row)
         self._update_count()
 
     # -- selection ----------------------------------------------------------------------------
@@ -176,6 +188,7 @@ class CandidateView(QWidget):
     def clear_filters(self) -> None:
         """Show every pair again."""
         self.search.clear()
+        self._apply_search()
         self.min_score.setValue(0.0)
         self.status_filter.setCurrentIndex(0)
         self.flag_filter.setCurrentIndex(0)
@@ -183,9 +196,36 @@ class CandidateView(QWidget):
     def shown_count(self) -> int:
         return self.proxy.rowCount()
 
+    def _on_search_edited(self, text: str) -> None:
+        # Qt announces a user's edit (textEdited) just before the textChanged it causes.
+        self._edited_text = text
+        self._search_timer.start()
+
+    def _on_search_changed(self, text: str) -> None:
+        if text != self._edited_text:  # set by the program: filter now
+            self._apply_search()
+
+    def _apply_search(self) -> None:
+        self._search_timer.stop()
+        self._edited_text = None
+        self.proxy.set_text(self.search.text())
+
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         value = current.data(CANDIDATE_ROLE) if current.isValid() else None
         self.candidate_selected.emit(value if isinstance(value, Candidate) else None)
+
+    def _remember_current_row(self, *_args: Any) -> None:
+        current = self.table.selectionModel().currentIndex()
+        self._row_before_layout = current.row() if current.isValid() else -1
+
+    def _keep_a_current_row(self, *_args: Any) -> None:
+        """A filter hid the current pair: move to the row now in its place, as when rows are removed."""
+        if self._row_before_layout < 0 or self.table.selectionModel().currentIndex().isValid():
+            return
+        if self.proxy.rowCount() == 0:
+            self.candidate_selected.emit(None)
+        else:
+            self.select_proxy_row(min(self._row_before_layout, self.proxy.rowCount() - 1))
 
     def _update_count(self, *_args: Any) -> None:
         self.count_label.setText(
