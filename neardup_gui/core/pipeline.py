@@ -272,13 +272,59 @@ def screen(
             f"{proposals.capped_buckets} LSH buckets held more than {params.bucket_cap} documents and were "
             "paired around their first member only (likely boilerplate)"
         )
-    kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params, progress)
-    counts["proposed_pairs"] = len(proposals.all_pairs())
-    counts["rejected_by_verification"] = rejected
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
-    kept = annotate_candidates(kept, diffs, prepared, texts, params, template, progress)
+    all_pairs = proposals.all_pairs()
+    kept, rejected = _verify_and_flag(prepared, proposals, all_pairs, by_id, texts, params, template, progress)
+    counts["proposed_pairs"] = len(all_pairs)
+    counts["rejected_by_verification"] = rejected
     counts["candidates"] = len(kept)
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))
+
+
+# Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,
+# used and forgotten, so memory stays flat however many pairs there are.
+VERIFY_CHUNK = 2048
+
+
+class _ChecksOnly:
+    """Passes cancellation through and drops the reports (the caller reports for the whole)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        pass
+
+    def check(self) -> None:
+        self._progress.check()
+
+
+def _verify_and_flag(
+    prepared: Prepared,
+    proposals: Proposals,
+    pairs: Sequence[tuple[int, int]],
+    by_id: Mapping[str, Document],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    template: flagmod.TemplateIndex,
+    progress: Progress,
+) -> tuple[list[Candidate], int]:
+    """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``)."""
+    quiet = _ChecksOnly(progress)
+    kept: list[Candidate] = []
+    rejected = 0
+    total = len(pairs)
+    progress.report("verify", 0, total)
+    for lo in range(0, total, VERIFY_CHUNK):
+        chunk = pairs[lo : lo + VERIFY_CHUNK]
+        got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=chunk)
+        kept.extend(annotate_candidates(got, diffs, prepared, texts, params, template, quiet))
+        rejected += dropped
+        if isinstance(prepared.hashes, LazyHashes):
+            prepared.hashes.drop()
+        progress.report("verify", lo + len(chunk), total)
+    progress.report("flags", len(kept), len(kept))
+    return kept, rejected
 
 
 def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, str], scope: str) -> int:

@@ -8,6 +8,7 @@ passages both texts share as raw offsets. Pure Python + numpy; no Qt, no io.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -82,8 +83,9 @@ def verify_pairs(
     texts: Mapping[str, str],
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
+    pairs: Sequence[tuple[int, int]] | None = None,
 ) -> tuple[list[Candidate], int, dict[tuple[str, str], PairDiff]]:
-    """Score every proposed pair exactly and keep those that pass.
+    """Score every proposed pair (or the given ``pairs`` of them) exactly and keep those that pass.
 
     A pair passes when its Jaccard reaches ``params.threshold``, when one document's containment in
     the other reaches ``params.containment_threshold`` (if > 0), or when the normalized texts are
@@ -93,19 +95,18 @@ def verify_pairs(
         (kept candidates with shared passages, number of proposed pairs rejected, the alignment of
         each kept pair keyed by (left, right) doc_ids for the flags stage).
     """
-    pairs = proposals.all_pairs()
+    pairs = proposals.all_pairs() if pairs is None else pairs
     total = len(pairs)
     prepared.load_hashes(sorted({i for pair in pairs for i in pair}))
     kept: list[Candidate] = []
     rejected = 0
     diffs: dict[tuple[str, str], PairDiff] = {}
-    norm_cache: dict[str, Normalized] = {}
 
+    # Pairs come sorted by their first document: a small cache serves its repeats without holding
+    # the offset maps (20 bytes a character) of every paired document at once.
+    @functools.lru_cache(maxsize=64)
     def norm(doc_id: str) -> Normalized:
-        got = norm_cache.get(doc_id)
-        if got is None:
-            got = norm_cache[doc_id] = normalize(texts[doc_id], params.normalize)
-        return got
+        return normalize(texts[doc_id], params.normalize)
 
     ct = params.containment_threshold
     for n, (i, j) in enumerate(pairs, 1):

@@ -42,7 +42,8 @@ def _group_sizes(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     new_group = np.empty(sorted_keys.size, dtype=bool)
     new_group[0] = True
     np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_group[1:])
-    gid = np.cumsum(new_group) - 1
+    gid = np.cumsum(new_group, dtype=np.int32 if sorted_keys.size < 2**31 else np.int64)
+    gid -= 1
     return gid, np.bincount(gid)
 
 
@@ -92,26 +93,30 @@ def containment_pairs(
     if counts.sum() == 0:
         return empty, 0
     # Entries in document order; within a document, in key order (each sample array is sorted).
+    # Entry indices fit in 32 bits (2**31 samples is ~2 billion characters of text): half the memory
+    # of the default int64 for the index arrays below, which dominate this stage's peak.
+    idx_type = np.int32 if counts.sum() < 2**31 else np.int64
     keys = np.concatenate(samples)
-    members = np.repeat(np.arange(n_docs, dtype=np.int64), counts)
+    members = np.repeat(np.arange(n_docs, dtype=idx_type), counts)
     del samples
     progress.check()
 
     # Postings: the same entries sorted by key. Keys in more than bucket_cap documents are boilerplate.
-    order = np.argsort(keys)
+    order = np.argsort(keys).astype(idx_type)
     progress.check()
     post_keys = keys[order]
     gid, sizes = _group_sizes(post_keys)
+    del post_keys
+    sizes = sizes.astype(idx_type)
     ignored = int((sizes > bucket_cap).sum())
     starts_of_group = np.zeros(sizes.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=starts_of_group[1:])
-    df_sorted = sizes[gid]
-    position = np.empty(order.size, dtype=np.int64)  # entry -> its place in the postings
-    position[order] = np.arange(order.size, dtype=np.int64)
-    df = df_sorted[position]
+    position = np.empty(order.size, dtype=idx_type)  # entry -> its place in the postings
+    position[order] = np.arange(order.size, dtype=idx_type)
+    df = sizes[gid[position]]
     usable = df <= bucket_cap
     post_docs = members[order]
-    del order, post_keys
+    del order
     progress.check()
     if not usable.any():
         return empty, ignored
@@ -126,7 +131,7 @@ def containment_pairs(
     need = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
     prefix = np.clip(n_usable - need + 1, 0, n_usable)
     entries = np.flatnonzero(usable)
-    rarest_first = entries[np.argsort(members[entries] * np.int64(bucket_cap + 1) + df[entries])]
+    rarest_first = entries[np.argsort(members[entries].astype(np.int64) * np.int64(bucket_cap + 1) + df[entries])]
     doc_of = members[rarest_first]
     first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(n_usable, out=first_of_doc[1:])
