@@ -257,7 +257,7 @@ def _distinct(hash_arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
     for h in hash_arrays:
         if h.size == 0:
             continue
-        key = (h.size, int(h[0]), int(h[-1]), int(h[h.size // 2]))
+        key = (h.size, h.item(0), h.item(-1), h.item(h.size // 2))
         same = seen.setdefault(key, [])
         if any(np.array_equal(h, g) for g in same):
             continue
