@@ -126,8 +126,8 @@ def make_text(n_chars: int, rng: random.Random) -> str:
     return "".join(parts)[:n_chars]
 
 
-def make_pair(n_chars: int, seed: int = 7) -> tuple[str, str]:
-    """A text and a near-duplicate of it: about 10 % of clauses edited, 2 % dropped, 2 % added."""
+def make_pair(n_chars: int, seed: int = 7, edit: float = 0.10) -> tuple[str, str]:
+    """A text and a near-duplicate: a share ``edit`` of clauses edited, 2 % dropped, 2 % new ones added."""
     rng = random.Random(seed)
     left = make_text(n_chars, rng)
     clauses = left.split("，")
@@ -136,9 +136,9 @@ def make_pair(n_chars: int, seed: int = 7) -> tuple[str, str]:
         r = rng.random()
         if r < 0.02:
             continue
-        if r < 0.12:
+        if r < 0.02 + edit:
             clause = clause[: len(clause) // 2] + "".join(rng.choice(_CHARS) for _ in range(4)) + clause[len(clause) // 2 :]
-        elif r < 0.14:
+        elif r < 0.04 + edit:
             out.append(make_text(20, rng))
         out.append(clause)
     return left, "，".join(out)[:n_chars]

@@ -1,7 +1,12 @@
 """One side of the dual-pane diff: a read-only plain-text editor with highlighted spans.
 
-The text is set with ``setPlainText`` (``<script>`` or ``<b>`` in a document show literally) and
-highlights are ``ExtraSelection``s at positions converted from code-point offsets (``offsets``).
+The text is set with ``setPlainText`` (``<script>`` or ``<b>`` in a document show literally).
+Highlights are character formats of the blocks' text layouts (``QTextLayout.setFormats``, what
+``QSyntaxHighlighter`` does), set for the whole text in one pass at positions converted from
+code-point offsets (``offsets``); formats never change the document itself. One ``ExtraSelection``
+per highlight instead made Qt compute a rectangle (laying out the text above it) for each: seconds
+for a 100,000-character pair with thousands of spans. The current passage is an ``ExtraSelection``,
+with the changes and revisions inside it painted again above it.
 Insertion points (text only the other side has) are thin bars painted over the text. A click on a
 highlight emits ``span_clicked`` with the code-point offset; hovering one shows what it means.
 Imports PySide6 only.
@@ -10,7 +15,7 @@ Imports PySide6 only.
 from __future__ import annotations
 
 import html
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal
@@ -21,8 +26,10 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
+    QTextBlock,
     QTextCharFormat,
     QTextCursor,
+    QTextLayout,
     QTextOption,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
@@ -64,8 +71,7 @@ class DiffPane(QPlainTextEdit):
         self.offsets = OffsetMap("")
         self._highlights: list[Highlight] = []
         self._starts: list[int] = []
-        self._below: list[QTextEdit.ExtraSelection] = []  # painted under the current passage
-        self._above: list[QTextEdit.ExtraSelection] = []  # painted over it (changes, revisions)
+        self._formatted: list[QTextBlock] = []  # blocks whose layouts carry highlight formats
         self._current: Highlight | None = None
         self._insertions: list[int] = []
         self._colours = dict(BACKGROUND)
@@ -74,7 +80,7 @@ class DiffPane(QPlainTextEdit):
     def set_text(self, text: str) -> None:
         """Show ``text`` literally and drop every highlight."""
         self.offsets = OffsetMap(text)
-        self._highlights, self._starts, self._below, self._above, self._current = [], [], [], [], None
+        self._highlights, self._starts, self._formatted, self._current = [], [], [], None
         self._insertions = []
         self.setExtraSelections([])
         self.setPlainText(text)
@@ -84,11 +90,72 @@ class DiffPane(QPlainTextEdit):
         """Replace the highlights (painted in ``HighlightKind`` order, later over earlier)."""
         self._highlights = sorted(highlights, key=lambda h: (h.start, h.kind))
         self._starts = [h.start for h in self._highlights]
-        ordered = sorted(highlights, key=lambda h: (h.kind, h.start))
-        self._below = [self._selection(h) for h in ordered if h.kind < HighlightKind.CHANGED]
-        self._above = [self._selection(h) for h in ordered if h.kind >= HighlightKind.CHANGED]
         self._current = None
-        self.setExtraSelections(self._below + self._above)
+        self.setExtraSelections([])
+        self._apply_formats()
+
+    def _apply_formats(self) -> None:
+        """Put every highlight into the formats of the blocks it covers (later kinds merge over earlier)."""
+        document = self.document()
+        blocks: list[QTextBlock] = []
+        starts: list[int] = []
+        block = document.begin()
+        while block.isValid():
+            blocks.append(block)
+            starts.append(block.position())
+            block = block.next()
+        formats = {kind: self._char_format(kind) for kind in HighlightKind}
+        ranges: dict[int, list[QTextLayout.FormatRange]] = {}
+        for h in sorted(self._highlights, key=lambda h: (h.kind, h.start)):
+            qs, qe = self.offsets.span_to_qt(h.start, h.end)
+            b = bisect_right(starts, qs) - 1
+            while 0 <= b < len(blocks) and starts[b] < qe:
+                begin = max(qs, starts[b]) - starts[b]
+                end = min(qe, starts[b] + blocks[b].length() - 1) - starts[b]  # not the paragraph separator
+                if end > begin:
+                    r = QTextLayout.FormatRange()
+                    r.start, r.length, r.format = begin, end - begin, formats[h.kind]
+                    ranges.setdefault(b, []).append(r)
+                b += 1
+        for old in self._formatted:
+            if old.isValid() and old.layout() is not None:
+                old.layout().clearFormats()
+        self._formatted = []
+        for b, block_ranges in ranges.items():
+            blocks[b].layout().setFormats(block_ranges)
+            self._formatted.append(blocks[b])
+        document.markContentsDirty(0, document.characterCount())
+
+    def painted_spans(self, kind: HighlightKind) -> list[tuple[int, int]]:
+        """Spans (code points, end exclusive) drawn in a kind's colour, read back from Qt's layouts.
+
+        Where a later kind is painted over an earlier one, the span counts for the later kind only.
+        A span running on over a line break is returned whole.
+        """
+        colour = self._colours[kind]
+        spans: list[tuple[int, int]] = []
+        for block in self._formatted:
+            base = block.position()
+            cover: list[bool] = [False] * max(0, block.length() - 1)
+            for r in block.layout().formats():
+                on = r.format.background().color() == colour
+                for i in range(r.start, min(r.start + r.length, len(cover))):
+                    cover[i] = on  # later ranges merge over earlier ones, as Qt draws them
+            i = 0
+            while i < len(cover):
+                if not cover[i]:
+                    i += 1
+                    continue
+                j = i
+                while j < len(cover) and cover[j]:
+                    j += 1
+                start, end = self.offsets.from_qt(base + i), self.offsets.from_qt(base + j)
+                if spans and spans[-1][1] + 1 >= start and i == 0:
+                    spans[-1] = (spans[-1][0], end)  # continues over the line break
+                else:
+                    spans.append((start, end))
+                i = j
+        return spans
 
     def set_colours(self, colours: dict[HighlightKind, QColor]) -> None:
         """Use other background colours (kinds not given keep theirs) and repaint the highlights."""
@@ -117,8 +184,16 @@ class DiffPane(QPlainTextEdit):
         """Mark one span as the current shared passage (None clears the mark)."""
         self._current = None if start is None else Highlight(HighlightKind.CURRENT, start, end or start)
         # The current passage is painted over the shared colour but under changes and revisions.
-        extra = [] if self._current is None else [self._selection(self._current)]
-        self.setExtraSelections(self._below + extra + self._above)
+        extra = []
+        if self._current is not None:
+            s, e = self._current.start, self._current.end
+            extra.append(self._selection(self._current))
+            extra.extend(
+                self._selection(h)
+                for h in self._highlights[: bisect_right(self._starts, e)]
+                if h.kind >= HighlightKind.CHANGED and h.kind != HighlightKind.CURRENT and h.start < e and h.end > s
+            )
+        self.setExtraSelections(extra)
 
     def highlights(self, kind: HighlightKind | None = None) -> list[Highlight]:
         return [h for h in self._highlights if kind is None or h.kind == kind]
@@ -164,15 +239,18 @@ class DiffPane(QPlainTextEdit):
         cursor.setPosition(qe, QTextCursor.MoveMode.KeepAnchor)
         return cursor
 
-    def _selection(self, h: Highlight) -> QTextEdit.ExtraSelection:
-        selection = QTextEdit.ExtraSelection()
+    def _char_format(self, kind: HighlightKind) -> QTextCharFormat:
         fmt = QTextCharFormat()
-        fmt.setBackground(self._colours[h.kind])
-        underline = UNDERLINE.get(h.kind)
+        fmt.setBackground(self._colours[kind])
+        underline = UNDERLINE.get(kind)
         if underline is not None:
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
             fmt.setUnderlineColor(underline)
-        selection.format = fmt
+        return fmt
+
+    def _selection(self, h: Highlight) -> QTextEdit.ExtraSelection:
+        selection = QTextEdit.ExtraSelection()
+        selection.format = self._char_format(h.kind)
         selection.cursor = self._cursor(h.start, h.end)
         return selection
 
@@ -182,20 +260,33 @@ class DiffPane(QPlainTextEdit):
         return [h for h in self._highlights[:i] if h.start <= offset < h.end]
 
     # -- events -------------------------------------------------------------------------------
+    def _visible_insertions(self) -> list[int]:
+        """Insertion points on the lines shown (a rectangle costs a layout; the others are skipped)."""
+        if not self._insertions:
+            return []
+        first = self.firstVisibleBlock()
+        if not first.isValid():
+            return []
+        bottom = QPoint(self.viewport().width() - 1, self.viewport().height() - 1)
+        lo = self.offsets.from_qt(first.position())
+        hi = self.offsets.from_qt(self.cursorForPosition(bottom).position()) + 1
+        return self._insertions[bisect_left(self._insertions, lo) : bisect_right(self._insertions, hi)]
+
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if not self._insertions:
+        shown = self._visible_insertions()
+        if not shown:
             return
         painter = QPainter(self.viewport())
         visible = event.rect()
-        for offset in self._insertions:
+        for offset in shown:
             rect = self.insertion_rect(offset)
             if rect.intersects(visible):
                 painter.fillRect(rect, INSERTION_COLOR)
         painter.end()
 
     def _insertion_near(self, point: QPoint) -> bool:
-        return any(self.insertion_rect(o).adjusted(-3, 0, 3, 0).contains(point) for o in self._insertions)
+        return any(self.insertion_rect(o).adjusted(-3, 0, 3, 0).contains(point) for o in self._visible_insertions())
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
