@@ -160,6 +160,12 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="do not write normalized/ (one file per document; slow to create for large folders)",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="prepare every file afresh and do not keep OUT/cache/prepare.npz (results are the same; "
+        "the cache only lets a rescan skip files whose SHA-256 did not change)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_screen)
 
@@ -206,6 +212,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 out_dir=args.out,
                 sidecar=args.sidecar,
                 with_normalized=not args.no_normalized,
+                use_cache=not args.no_cache,
                 **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:
@@ -229,6 +236,9 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     skipped = {k[6:]: v for k, v in run.counts.items() if k.startswith("files_") and k != "files_ok" and v}
     if skipped:
         print("not compared: " + ", ".join(f"{v} {k}" for k, v in sorted(skipped.items())) + " (see manifest.csv)")
+    reused = run.counts.get("prepared_from_cache", 0)
+    if reused:
+        print(f"{reused} of {ok} documents unchanged since the last screen here: taken from {outcome.out_dir}/cache")
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     for path, what in outcome.changed_files:

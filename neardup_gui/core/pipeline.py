@@ -30,7 +30,8 @@ from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
 from neardup_gui.core.methods.tfidf import TfidfModel
-from neardup_gui.core.prepare import LazyHashes, Prepared, prepare
+from neardup_gui.core.normalize import normalize_batch
+from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -83,6 +84,7 @@ class ScreenResult:
         bands, rows: LSH banding used.
         counts: Pairs proposed per method, verified, kept, capped buckets, ...
         notes: Warnings worth showing to the user.
+        cache: Per-file entries for the next screen's ``cache`` (when asked with ``keep_cache``).
     """
 
     documents: tuple[Document, ...]
@@ -91,6 +93,7 @@ class ScreenResult:
     rows: int
     counts: dict[str, int]
     notes: tuple[str, ...]
+    cache: PrepareCache | None = None
 
 
 def banding(params: ScreenParams) -> tuple[int, int]:
@@ -123,9 +126,18 @@ class Proposals:
         return tuple(m for m, s in self.by_method.items() if pair in s)
 
 
-def _fit_models(prepared: Prepared, params: ScreenParams, progress: Progress) -> tuple[TfidfModel, np.ndarray]:
+def _fit_models(
+    prepared: Prepared, params: ScreenParams, progress: Progress, texts: Mapping[str, str] | None = None
+) -> tuple[TfidfModel, np.ndarray]:
+    """TF-IDF model and SimHash fingerprints of every prepared document.
+
+    Uses ``prepared.cps`` when kept, else normalizes ``texts`` again (cheap at the sizes where the
+    extra scores are automatic, and it lets those screens use the prepare cache).
+    """
     if prepared.cps is None:
-        raise ValueError("TF-IDF and SimHash need prepare(..., keep_cps=True)")
+        if texts is None:
+            raise ValueError("TF-IDF and SimHash need prepare(..., keep_cps=True) or the texts")
+        prepared.cps = normalize_batch([texts[d] for d in prepared.doc_ids], params.normalize)
     model = TfidfModel.fit(prepared.cps, params.ngram_min, params.ngram_max, progress)
     progress.check()
     fps = simhash.fingerprints(prepared.cps, params.ngram_min, params.ngram_max, model=model, progress=progress)
@@ -211,6 +223,9 @@ def screen(
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
     fields: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    cache: PrepareCache | None = None,
+    keep_cache: bool = False,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -220,6 +235,9 @@ def screen(
         params: Screening parameters.
         progress: Carries stage, counts and cancellation.
         fields: doc_id -> extra field values (sidecar CSV columns), for a ``within`` scope.
+        cache: An earlier screen's per-file entries (keyed by ``Document.sha256``): unchanged
+            files are not normalized, shingled and signed again (see ``core.prepare``).
+        keep_cache: Return this screen's entries in ``ScreenResult.cache``.
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -228,9 +246,12 @@ def screen(
     own_models = params.method in (METHOD_TFIDF, METHOD_SIMHASH)
     raw_chars = sum(len(texts[d]) for d in usable)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
+    keys = {d.doc_id: d.sha256 for d in documents if d.sha256} if (keep_cache or cache is not None) else None
     prepared = prepare(
-        usable, texts, params, progress, keep_cps=own_models or extra_scores, keep_hashes=params.method == METHOD_JACCARD
-    )
+        usable, texts, params, progress, keep_cps=own_models,
+        keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache,
+    )  # fmt: skip
+    new_cache = prepared.cache if keep_cache else None
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(
         replace(
@@ -245,13 +266,13 @@ def screen(
     by_id = {d.doc_id: d for d in final_docs}
     bands, rows = banding(params)
     notes: list[str] = []
-    counts: dict[str, int] = {"documents_compared": len(prepared)}
+    counts: dict[str, int] = {"documents_compared": len(prepared), "prepared_from_cache": prepared.reused}
     if len(prepared) < 2:
         notes.append("fewer than two usable documents: nothing to compare")
-        return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes))
+        return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes), new_cache)
     proposals = propose(prepared, params, progress)
     if proposals.tfidf is None and extra_scores:
-        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress)
+        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)
     elif proposals.tfidf is None:
         notes.append(
             f"TF-IDF cosine and SimHash distance were not computed for every pair ({raw_chars:,} characters is "
@@ -278,7 +299,7 @@ def screen(
     counts["proposed_pairs"] = len(all_pairs)
     counts["rejected_by_verification"] = rejected
     counts["candidates"] = len(kept)
-    return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes))
+    return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache)
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,

@@ -26,6 +26,9 @@ Imports numpy and sibling engine modules only.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +45,7 @@ from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import ScreenParams
 
-__all__ = ["LazyHashes", "Prepared", "prepare", "TEMPLATE_SAMPLE"]
+__all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
 
 BATCH = 256
 THREADS = 2
@@ -51,6 +54,12 @@ TEMPLATE_SAMPLE = 4096
 # TemplateIndex.build's defaults: boilerplate is in at least 3 documents and 5 % of them.
 TEMPLATE_MIN_DOCS = 3
 TEMPLATE_MIN_SHARE = 0.05
+# Candidate boilerplate: hashes in at least this share of the sampled documents (a quarter of the
+# share that makes boilerplate), so that an incremental rescan changing at most
+# INCREMENTAL_MAX_SHARE of the documents cannot create boilerplate outside the candidates.
+LOW_SHARE = 0.25 * TEMPLATE_MIN_SHARE
+INCREMENTAL_MAX_SHARE = 0.02
+CACHE_VERSION = 1
 # Above this many characters in all, signatures use the compiled kernel (its start-up then pays).
 _COMPILED_MIN_CHARS = 2_000_000
 
@@ -123,6 +132,8 @@ class Prepared:
         samples: Containment samples per index (``containment.sampled``), or None.
         sizes: Shingle count per index, or None (then ``hashes[i].size``).
         template: The corpus-wide boilerplate index, or None (then built from ``hashes``).
+        cache: This run's entries for the next run (when ``prepare`` was given file keys).
+        reused: Number of documents taken from an earlier run's cache.
     """
 
     doc_ids: list[str]
@@ -135,6 +146,8 @@ class Prepared:
     samples: list[np.ndarray] | None = None
     sizes: np.ndarray | None = None
     template: TemplateIndex | None = None
+    cache: PrepareCache | None = None
+    reused: int = 0
     _index: dict[str, int] = field(default_factory=dict)
 
     def index(self, doc_id: str) -> int:
@@ -171,6 +184,56 @@ class _Batch:
     sig_row: list[int] = field(default_factory=list)  # row of ``sigs`` per document
 
 
+def cache_key(params: ScreenParams) -> str:
+    """Fingerprint of everything a cached document entry depends on besides the file's bytes."""
+    fields = {
+        "version": CACHE_VERSION,
+        "k": params.k,
+        "normalize": dataclasses.asdict(params.normalize),
+        "num_perm": params.num_perm,
+        "seed": params.seed,
+        "containment_sample": params.containment_sample,
+        "docx": [params.docx_tables, params.docx_headers_footers],
+        "template": [TEMPLATE_SAMPLE, TEMPLATE_MIN_DOCS, TEMPLATE_MIN_SHARE, LOW_SHARE],
+    }
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class PrepareCache:
+    """Per-document results of an earlier prepare, keyed by file SHA-256, for one parameter set.
+
+    Attributes:
+        key: ``cache_key`` of the parameters the entries were computed with.
+        shas: File SHA-256 per entry (unique).
+        digests, chars, signatures, samples: As in ``Prepared``, per entry.
+        boiler: Sorted hashes that may be boilerplate (found in at least ``LOW_SHARE`` of the
+            sampled documents when the cache was made).
+        hits: Per entry, the positions in ``boiler`` of the hashes the document holds (int32).
+        no_shingles: SHA-256 of files whose text is shorter than k after normalization.
+    """
+
+    key: str
+    shas: list[str]
+    digests: list[bytes]
+    chars: np.ndarray
+    signatures: np.ndarray
+    samples: list[np.ndarray]
+    boiler: np.ndarray
+    hits: list[np.ndarray]
+    no_shingles: frozenset[str] = frozenset()
+    _positions: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def position(self, sha: str) -> int | None:
+        """Entry index of a file SHA-256, or None."""
+        if not self._positions and self.shas:
+            self._positions = {s: i for i, s in enumerate(self.shas)}
+        return self._positions.get(sha)
+
+    def __len__(self) -> int:
+        return len(self.shas)
+
+
 def prepare(
     doc_ids: Sequence[str],
     texts: Mapping[str, str],
@@ -179,6 +242,8 @@ def prepare(
     *,
     keep_cps: bool = False,
     keep_hashes: bool = True,
+    keys: Mapping[str, str] | None = None,
+    cache: PrepareCache | None = None,
 ) -> Prepared:
     """Normalize, shingle and sign the given documents (in batches, on two threads).
 
@@ -190,15 +255,26 @@ def prepare(
         keep_cps: Keep the normalized code points (4 bytes a character) in ``Prepared.cps``.
         keep_hashes: Keep every full shingle set (a list). False keeps none: they are recomputed
             for the documents that need them (``LazyHashes``).
+        keys: doc_id -> file SHA-256. Given, ``Prepared.cache`` holds this run's entries.
+        cache: Entries of an earlier run. Used when its parameters match, neither ``keep_cps``
+            nor ``keep_hashes`` is asked, and at most ``INCREMENTAL_MAX_SHARE`` of the
+            documents are new or changed; otherwise everything is prepared afresh.
     """
     total = len(doc_ids)
-    a_sample = _template_sample(total)
-    sample_set = set(a_sample)
-    rest = [i for i in range(total) if i not in sample_set]
-    compiled = sum(len(texts[d]) for d in doc_ids) >= _COMPILED_MIN_CHARS
-    backend = "auto" if compiled else "numpy"
-    if compiled:
-        backend = "compiled" if _kernel_ready() else "numpy"
+    reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
+    if cache is not None and keys is not None and not (keep_cps or keep_hashes) and cache.key == cache_key(params):
+        for p, d in enumerate(doc_ids):
+            sha = keys.get(d, "")
+            e = cache.position(sha)
+            if e is not None:
+                reuse[p] = e
+            elif sha in cache.no_shingles:
+                reuse[p] = -1
+        if total - len(reuse) > INCREMENTAL_MAX_SHARE * total:
+            reuse = {}
+    todo = [p for p in range(total) if p not in reuse]
+    compiled = sum(len(texts[doc_ids[p]]) for p in todo) >= _COMPILED_MIN_CHARS
+    backend = "compiled" if compiled and _kernel_ready() else "numpy"
 
     def work(positions: list[int], full: bool, boiler: np.ndarray | None) -> _Batch:
         """One batch. ``full``: sorted unique sets (sizes exact, sets kept or counted); otherwise
@@ -230,85 +306,114 @@ def prepare(
             out.boiler_hits = [_hits(h, boiler, unique=not full) for h in hash_list]
         return out
 
-    slots: list[_Batch | None] = [None] * total  # batch holding each position
+    slots: list[_Batch | None] = [None] * total  # batch holding each computed position
     where: list[int] = [0] * total  # index inside that batch
-    done = 0
-    held: dict[int, np.ndarray] = {}  # sets of the sampled documents, until counted
-    counter = _BoilerCounter()
+    done = len(reuse)
 
-    def collect(batch: _Batch, keep_sets: bool) -> None:
+    def collect(batch: _Batch) -> _Batch:
         nonlocal done
         for n, p in enumerate(batch.positions):
             slots[p], where[p] = batch, n
-            if keep_sets and batch.sizes[n]:
-                held[p] = batch.hashes[n]
-        if not keep_hashes:
-            batch.hashes = []
         done += len(batch.positions)
         progress.report("normalize", done, total)
+        return batch
 
     with ThreadPoolExecutor(THREADS) as pool:
-        first = _batches(a_sample)
-        for batch in pool.map(lambda b: work(b, True, None), first):
-            collect(batch, keep_sets=True)
-        exact_index = len(rest) == 0
-        sample_order = sorted(held)
-        sample_sets = [held[p] for p in sample_order]
-        if exact_index:
-            template = TemplateIndex.build(sample_sets, k=params.k, options=params.normalize, progress=progress)
+        if reuse:
+            assert cache is not None
+            boiler = cache.boiler
+            for batch in pool.map(lambda b: work(b, False, boiler), _batches(todo)):
+                collect(batch)
         else:
-            distinct = len({_digest_of(slots, where, p) for p in sample_order})
-            floor_count = max(2, math.floor(0.5 * TEMPLATE_MIN_SHARE * distinct))
-            maybe = TemplateIndex.build(sample_sets, min_docs=floor_count, min_share=0.0, k=params.k,
-                                        options=params.normalize, progress=progress)  # fmt: skip
-            counter.start(maybe.boilerplate)
-            for p in sample_order:
-                counter.add(_digest_of(slots, where, p), _hits(held[p], counter.values))
-            template = None
-        held.clear()
-        del sample_sets
-        boiler = None if exact_index else counter.values
-        for batch in pool.map(lambda b: work(b, keep_hashes, boiler), _batches(rest)):
-            collect(batch, keep_sets=False)
-            if batch.boiler_hits is not None:
-                for n in range(len(batch.positions)):
-                    if batch.sizes[n]:
-                        counter.add(batch.digests[n], batch.boiler_hits[n])
-                batch.boiler_hits = None
-    if template is None:
-        template = counter.index(params)
+            # The sample first, with full sets: it chooses the hashes that may be boilerplate.
+            sample = _template_sample(total)
+            first = [collect(b) for b in pool.map(lambda b: work(b, True, None), _batches(sample))]
+            sets = [h for b in first for h in b.hashes if h.size]
+            distinct = len({d for b in first for d, n in zip(b.digests, b.sizes) if n})
+            low = max(2, math.floor(LOW_SHARE * distinct))
+            boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
+                                         options=params.normalize, progress=progress).boilerplate  # fmt: skip
+            del sets
+            for b in first:
+                b.boiler_hits = [_hits(h, boiler) for h in b.hashes]
+                if not keep_hashes:
+                    b.hashes = []
+            sample_set = set(sample)
+            rest = [p for p in range(total) if p not in sample_set]
+            for batch in pool.map(lambda b: work(b, keep_hashes, boiler), _batches(rest)):
+                collect(batch)
 
     out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
+    counter = _BoilerCounter(boiler)
     kept_hashes: list[np.ndarray] = []
-    kept_positions: list[int] = []
     sig_rows: list[np.ndarray] = []
     sizes: list[int] = []
+    hits: list[np.ndarray] = []
     for p in range(total):
-        batch, n = slots[p], where[p]
-        assert batch is not None
         doc_id = doc_ids[p]
-        if batch.sizes[n] == 0:
+        e = reuse.get(p)
+        if e == -1:
             out.no_shingles.append(doc_id)
             continue
-        kept_positions.append(p)
+        if e is not None:
+            assert cache is not None
+            digest, chars, sig, sample, hit = (
+                cache.digests[e], int(cache.chars[e]), cache.signatures[e], cache.samples[e], cache.hits[e]
+            )
+        else:
+            batch, n = slots[p], where[p]
+            assert batch is not None and batch.boiler_hits is not None
+            if batch.sizes[n] == 0:
+                out.no_shingles.append(doc_id)
+                continue
+            digest, chars, sig, sample, hit = (
+                batch.digests[n], batch.chars[n], batch.sigs[batch.sig_row[n]], batch.samples[n], batch.boiler_hits[n]
+            )
+            sizes.append(batch.sizes[n])
+            if keep_hashes:
+                kept_hashes.append(batch.hashes[n])
+            if out.cps is not None:
+                out.cps.append(batch.cps[n])  # type: ignore[index]
+        counter.add(digest, hit)
         out.doc_ids.append(doc_id)
-        out.digests.append(batch.digests[n])
-        out.normalized_chars.append(batch.chars[n])
-        sizes.append(batch.sizes[n])
-        out.samples.append(batch.samples[n])
-        sig_rows.append(batch.sigs[batch.sig_row[n]])
-        if keep_hashes:
-            kept_hashes.append(batch.hashes[n])
-        if out.cps is not None:
-            out.cps.append(batch.cps[n])  # type: ignore[index]
+        out.digests.append(digest)
+        out.normalized_chars.append(chars)
+        out.samples.append(sample)
+        sig_rows.append(sig)
+        hits.append(hit)
+    slots.clear()
     out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
-    out.signatures = (
-        np.stack(sig_rows) if sig_rows else np.zeros((0, params.num_perm), dtype=np.uint32)
-    )
-    out.template = template
+    out.signatures = np.stack(sig_rows) if sig_rows else np.zeros((0, params.num_perm), dtype=np.uint32)
+    out.template = counter.index(params)
+    out.reused = sum(1 for e in reuse.values() if e >= 0)
+    if keys is not None:
+        out.cache = _new_cache(out, keys, boiler, hits, params)
     progress.report("shingle", total, total)
     return out
+
+
+def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits: list[np.ndarray], params: ScreenParams) -> PrepareCache:
+    """This run's entries, one per distinct file SHA-256 (documents with shingles only)."""
+    first: dict[str, int] = {}
+    for i, d in enumerate(out.doc_ids):
+        sha = keys.get(d, "")
+        if sha and sha not in first:
+            first[sha] = i
+    rows = list(first.values())
+    empty = frozenset(keys[d] for d in out.no_shingles if keys.get(d))
+    assert out.signatures is not None and out.samples is not None
+    return PrepareCache(
+        cache_key(params),
+        list(first),
+        [out.digests[i] for i in rows],
+        np.asarray([out.normalized_chars[i] for i in rows], dtype=np.int64),
+        out.signatures[np.asarray(rows, dtype=np.int64)] if rows else out.signatures[:0],
+        [out.samples[i] for i in rows],
+        boiler,
+        [hits[i].astype(np.int32) for i in rows],
+        empty,
+    )
 
 
 def _template_sample(total: int) -> list[int]:
@@ -320,12 +425,6 @@ def _template_sample(total: int) -> list[int]:
 
 def _batches(positions: Sequence[int]) -> list[list[int]]:
     return [list(positions[i : i + BATCH]) for i in range(0, len(positions), BATCH)]
-
-
-def _digest_of(slots: Sequence[_Batch | None], where: Sequence[int], p: int) -> bytes:
-    batch = slots[p]
-    assert batch is not None
-    return batch.digests[where[p]]
 
 
 def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False) -> np.ndarray:
@@ -350,14 +449,10 @@ def _kernel_ready() -> bool:
 class _BoilerCounter:
     """Exact document counts of the shingles that may be boilerplate (exact copies count once)."""
 
-    def __init__(self) -> None:
-        self.values = np.zeros(0, dtype=np.uint64)
-        self.counts = np.zeros(0, dtype=np.int64)
-        self.seen: set[bytes] = set()
-
-    def start(self, values: np.ndarray) -> None:
+    def __init__(self, values: np.ndarray) -> None:
         self.values = values
         self.counts = np.zeros(values.size, dtype=np.int64)
+        self.seen: set[bytes] = set()
 
     def add(self, digest: bytes, hits: np.ndarray) -> None:
         if digest in self.seen:

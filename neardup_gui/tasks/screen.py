@@ -22,6 +22,7 @@ from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
+from neardup_gui.io.prepcache import load_cache, save_cache
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ def screen_folder(
     sidecar: Path | str | None = None,
     progress: Progress = NULL_PROGRESS,
     with_normalized: bool = True,
+    use_cache: bool = True,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -109,6 +111,9 @@ def screen_folder(
         progress: Stage, counts and cancellation.
         with_normalized: Write ``normalized/`` (one file per document; creating thousands of small
             files can cost more than the screen itself). When False the folder holds only a note.
+        use_cache: Take unchanged files (same SHA-256, same parameters) from the workspace's
+            prepare cache (``out_dir/cache/prepare.npz``) and refresh it after the run. Results
+            are the same either way; only the time differs.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -134,7 +139,10 @@ def screen_folder(
         extract_options=ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers),
         progress=progress,
     )
-    result = screen(corpus.documents, corpus.texts, params, progress, fields=corpus.extra)
+    caching = use_cache and out_path is not None
+    cache = load_cache(out_path) if caching and out_path is not None else None
+    result = screen(corpus.documents, corpus.texts, params, progress, fields=corpus.extra, cache=cache, keep_cache=caching)
+    del cache
     changed = tuple(check_integrity(source_path, result.documents, progress=progress))
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
     for d in result.documents:
@@ -175,6 +183,11 @@ def screen_folder(
     if out_path is not None:
         progress.check()  # a cancel that arrived during the last stage still stops before any write
         write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
+        if result.cache is not None:
+            try:
+                save_cache(out_path, result.cache)
+            except OSError as exc:  # only a later screen's speed depends on it
+                log.warning("could not write the prepare cache in %s: %s", out_path, exc)
     return outcome
 
 

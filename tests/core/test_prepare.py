@@ -120,3 +120,82 @@ def test_screen_results_do_not_depend_on_how_the_boilerplate_was_counted(monkeyp
     after = screen(docs, texts, PARAMS)
     assert len(before.candidates) > 30
     assert before.candidates == after.candidates
+
+
+# ---------------------------------------------------------------------------
+# The cache of an earlier run (incremental rescans)
+
+
+def _keys(texts: dict[str, str]) -> dict[str, str]:
+    import hashlib
+
+    return {d: hashlib.sha256(t.encode("utf-8")).hexdigest() for d, t in texts.items()}
+
+
+def _same(a, b) -> None:
+    assert a.doc_ids == b.doc_ids and a.no_shingles == b.no_shingles
+    assert a.digests == b.digests and a.normalized_chars == b.normalized_chars
+    assert np.array_equal(a.signatures, b.signatures)
+    assert all(np.array_equal(x, y) for x, y in zip(a.samples, b.samples))
+    assert np.array_equal(a.template.boilerplate, b.template.boilerplate)
+    assert np.array_equal(a.template.doc_counts, b.template.doc_counts)
+    assert (a.template.min_count, a.template.documents) == (b.template.min_count, b.template.documents)
+
+
+def test_a_rescan_of_unchanged_texts_takes_every_document_from_the_cache() -> None:
+    texts = _corpus(150)
+    ids = sorted(texts)
+    first = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    assert first.cache is not None and len(first.cache) > 100 and first.reused == 0
+    again = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts), cache=first.cache)
+    assert again.reused == len(ids) - 1  # all but the one too short to compare
+    _same(again, first)
+
+
+@pytest.mark.parametrize("sample", [None, 40])
+def test_a_rescan_with_one_percent_changed_equals_a_fresh_screen(monkeypatch, sample) -> None:
+    if sample:
+        monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", sample)
+    texts = _corpus(300, seed=11)
+    ids = sorted(texts)
+    first = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    changed = dict(texts)
+    rng = random.Random(2)
+    for d in ids[10:13]:
+        changed[d] = _text(rng, 300)  # 3 of 301 rewritten
+    del changed[ids[20]]  # one removed
+    changed["new-one"] = texts[ids[30]] + "补充一段新的文字。"  # one added
+    new_ids = sorted(changed)
+    again = prepare(new_ids, changed, PARAMS, keep_hashes=False, keys=_keys(changed), cache=first.cache)
+    fresh = prepare(new_ids, changed, PARAMS, keep_hashes=False)
+    assert again.reused == len(new_ids) - 5  # the tiny one is not compared
+    _same(again, fresh)
+
+
+def test_boilerplate_born_in_the_changed_documents_is_still_counted_exactly(monkeypatch) -> None:
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", 64)
+    rng = random.Random(4)
+    footer = "\n责任编辑：王小明 本栏目稿件均经作者授权发布，未经许可不得转载使用。"
+    ids = [f"n{i:03d}" for i in range(300)]
+    texts = {d: _text(rng, 400) + (footer if i % 25 == 0 else "") for i, d in enumerate(ids)}  # 4 %
+    first = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    assert first.template.is_empty()
+    changed = dict(texts)
+    for i in (1, 2, 3, 4, 5, 6):  # 2 % gain the footer: now 6 % of the documents hold it
+        changed[ids[i]] = texts[ids[i]] + footer
+    again = prepare(ids, changed, PARAMS, keep_hashes=False, keys=_keys(changed), cache=first.cache)
+    fresh = prepare(ids, changed, PARAMS, keep_hashes=False)
+    assert again.reused == 294 and not fresh.template.is_empty()
+    _same(again, fresh)
+
+
+def test_the_cache_is_ignored_when_too_much_changed_or_the_parameters_differ() -> None:
+    texts = _corpus(100)
+    ids = sorted(texts)
+    first = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    other_k = prepare(ids, texts, PARAMS.with_(k=3), keep_hashes=False, keys=_keys(texts), cache=first.cache)
+    assert other_k.reused == 0
+    changed = {d: (t + "改" if i % 10 == 0 else t) for i, (d, t) in enumerate(texts.items())}  # 10 %
+    again = prepare(ids, changed, PARAMS, keep_hashes=False, keys=_keys(changed), cache=first.cache)
+    assert again.reused == 0
+    _same(again, prepare(ids, changed, PARAMS, keep_hashes=False))

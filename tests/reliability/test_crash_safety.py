@@ -113,7 +113,9 @@ def test_kills_during_each_stage_and_at_random_moments_keep_the_workspace_whole(
 
     def start(i: int):
         out = _copy(base, outs[i])
-        child = Child([PYTHON, "-m", "neardup_gui.cli", "screen", str(corpus), "--out", str(out)])
+        # --no-cache: with the base run's cache every stage of this rescan would be over before the
+        # kill lands; the kills are meant to hit a screen doing the work of each stage.
+        child = Child([PYTHON, "-m", "neardup_gui.cli", "screen", str(corpus), "--out", str(out), "--no-cache"])
         return child, points[i]
 
     kill_at_points([lambda i=i: start(i) for i in range(len(points))])

@@ -1,0 +1,106 @@
+"""The prepare cache on disk: ``cache/prepare.npz`` in the workspace (never in the source folder).
+
+One uncompressed ``.npz`` holds the per-document entries of the last completed screen
+(``core.prepare.PrepareCache``): file SHA-256, normalized digest and length, MinHash signature,
+containment sample and boilerplate hits. A rescan takes unchanged files from it instead of
+normalizing, shingling and signing them again.
+
+The file is written atomically (temporary file + ``os.replace``) after a screen completed, so it is
+either the previous run's or this one's. A missing, unreadable, truncated or foreign file is
+ignored (the screen then prepares everything and writes a fresh one); it never stops a screen.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from neardup_gui.core.prepare import PrepareCache
+
+log = logging.getLogger(__name__)
+
+__all__ = ["CACHE_FILE", "load_cache", "save_cache"]
+
+CACHE_FILE = Path("cache") / "prepare.npz"
+_FORMAT = "neardup-prepare-cache-1"
+
+
+def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
+    out = np.zeros(len(arrays) + 1, dtype=np.int64)
+    if arrays:
+        np.cumsum([a.size for a in arrays], out=out[1:])
+    return out
+
+
+def _split(values: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    return [values[offsets[i] : offsets[i + 1]] for i in range(offsets.size - 1)]
+
+
+def save_cache(workspace: Path | str, cache: PrepareCache) -> Path:
+    """Write ``cache`` to ``workspace/cache/prepare.npz`` atomically; returns the path."""
+    path = Path(workspace) / CACHE_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".prepare-", suffix=".npz.tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(
+                fh,
+                format=np.array(_FORMAT),
+                key=np.array(cache.key),
+                shas=np.array(cache.shas, dtype="S64"),
+                digests=np.array(cache.digests, dtype="S16"),
+                chars=cache.chars.astype(np.int64),
+                signatures=cache.signatures,
+                sample_values=np.concatenate(cache.samples) if cache.samples else np.zeros(0, np.uint64),
+                sample_offsets=_offsets(cache.samples),
+                boiler=cache.boiler,
+                hit_values=np.concatenate(cache.hits) if cache.hits else np.zeros(0, np.int32),
+                hit_offsets=_offsets(cache.hits),
+                no_shingles=np.array(sorted(cache.no_shingles), dtype="S64"),
+            )
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_cache(workspace: Path | str) -> PrepareCache | None:
+    """The cache in ``workspace``, or None when there is none or it cannot be used."""
+    path = Path(workspace) / CACHE_FILE
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["format"]) != _FORMAT:
+                log.info("prepare cache %s has another format; ignored", path)
+                return None
+            shas = [s.decode("ascii") for s in z["shas"].tolist()]
+            digests = z["digests"]
+            cache = PrepareCache(
+                key=str(z["key"]),
+                shas=shas,
+                # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
+                digests=[d.ljust(16, b"\0") for d in digests.tolist()],
+                chars=z["chars"],
+                signatures=z["signatures"],
+                samples=_split(z["sample_values"], z["sample_offsets"]),
+                boiler=z["boiler"],
+                hits=_split(z["hit_values"], z["hit_offsets"]),
+                no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
+            )
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        log.warning("prepare cache %s could not be read (%s); screening without it", path, exc)
+        return None
+    n = len(cache.shas)
+    if not (len(cache.digests) == n == cache.chars.size == cache.signatures.shape[0] == len(cache.samples) == len(cache.hits)):
+        log.warning("prepare cache %s is inconsistent; screening without it", path)
+        return None
+    return cache

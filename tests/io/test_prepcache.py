@@ -1,0 +1,116 @@
+"""Incremental rescans: the workspace's prepare cache, on real folders and real files."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from neardup_gui.cli import main
+from neardup_gui.core.records import ScreenParams
+from neardup_gui.io.prepcache import CACHE_FILE, load_cache, save_cache
+from neardup_gui.tasks import screen_folder
+
+PARAMS = ScreenParams(k=5)
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(n)) + "。"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """60 articles in two folders: copies, light edits, an excerpt, a tiny note and an empty file."""
+    rng = random.Random(8)
+    src = tmp_path / "稿件"
+    for sub in ("a", "b"):
+        (src / sub).mkdir(parents=True)
+    bodies = [_text(rng, rng.randrange(200, 700)) for _ in range(50)]
+    for i, body in enumerate(bodies):
+        (src / "a" / f"{i:03d}.txt").write_text(body, encoding="utf-8")
+    for i in range(0, 30, 3):
+        edited = list(bodies[i])
+        for _ in range(3):
+            edited[rng.randrange(len(edited) - 1)] = "改"
+        (src / "b" / f"{i:03d}-copy.txt").write_bytes(bodies[i].encode("gb18030"))
+        (src / "b" / f"{i:03d}-edit.txt").write_text("".join(edited), encoding="utf-8")
+    (src / "b" / "excerpt.txt").write_text(bodies[40][50:190], encoding="utf-8")
+    (src / "b" / "tiny.txt").write_text("短", encoding="utf-8")
+    (src / "b" / "empty.txt").write_bytes(b"")
+    return src
+
+
+def _essentials(outcome) -> list[tuple]:
+    return [
+        (c.left, c.right, c.methods, round(c.jaccard, 12), c.flags, c.segments, c.evidence)
+        for c in outcome.candidates
+    ]
+
+
+def test_a_rescan_takes_unchanged_files_from_the_cache_and_writes_the_same_outputs(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    manifest, candidates = (out / "manifest.csv").read_bytes(), (out / "candidates.csv").read_bytes()
+    assert (out / CACHE_FILE).is_file() and first.run.counts["prepared_from_cache"] == 0
+    second = screen_folder(folder, PARAMS, out_dir=out)
+    assert second.run.counts["prepared_from_cache"] == second.run.counts["files_ok"] > 60
+    assert (out / "manifest.csv").read_bytes() == manifest
+    assert (out / "candidates.csv").read_bytes() == candidates
+    assert _essentials(second) == _essentials(first) and len(first.candidates) >= 20
+
+
+def test_after_one_file_changes_only_it_is_prepared_again_and_results_match_a_fresh_screen(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    changed = folder / "a" / "006.txt"
+    changed.write_text(changed.read_text(encoding="utf-8")[:-40] + "文末新增一句话。", encoding="utf-8")
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
+    assert _essentials(again) == _essentials(fresh)
+    assert not (tmp_path / "fresh" / "cache").exists()
+
+
+def test_a_damaged_cache_is_ignored_and_replaced(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    path = out / CACHE_FILE
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # torn by a crash or a full disk
+    assert load_cache(out) is None
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] == 0
+    assert _essentials(again) == _essentials(first)
+    assert load_cache(out) is not None
+
+
+def test_the_cache_round_trips_every_entry(folder, tmp_path) -> None:
+    from neardup_gui.core.pipeline import screen
+    from neardup_gui.io.corpus import scan_folder
+
+    corpus = scan_folder(folder)
+    cache = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True).cache
+    assert cache is not None and cache.no_shingles
+    save_cache(tmp_path / "ws", cache)
+    back = load_cache(tmp_path / "ws")
+    assert back is not None
+    assert (back.key, back.shas, back.digests, back.no_shingles) == (cache.key, cache.shas, cache.digests, cache.no_shingles)
+    assert np.array_equal(back.signatures, cache.signatures) and np.array_equal(back.chars, cache.chars)
+    assert np.array_equal(back.boiler, cache.boiler)
+    assert all(np.array_equal(a, b) for a, b in zip(back.samples, cache.samples))
+    assert all(np.array_equal(a, b) for a, b in zip(back.hits, cache.hits))
+
+
+def test_cli_says_how_much_came_from_the_cache_and_no_cache_keeps_none(folder, tmp_path, capsys) -> None:
+    out = tmp_path / "ws"
+    assert main(["screen", str(folder), "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["screen", str(folder), "--out", str(out), "-q"]) == 0
+    said = capsys.readouterr().out
+    assert "documents unchanged since the last screen here" in said
+    bare = tmp_path / "bare"
+    assert main(["screen", str(folder), "--out", str(bare), "-q", "--no-cache"]) == 0
+    assert not (bare / "cache").exists()
+    shutil.rmtree(bare)
