@@ -318,6 +318,7 @@ def prepare(
         progress.report("normalize", done, total)
         return batch
 
+    progress.report("normalize", done, total)
     with ThreadPoolExecutor(THREADS) as pool:
         if reuse:
             assert cache is not None
