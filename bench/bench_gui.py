@@ -157,6 +157,7 @@ def bench_table(n_rows: int, results: list[tuple[str, str, str]]) -> None:
     print(f"[table] built {n_rows:,} candidates in {time.perf_counter() - t0:.1f} s", flush=True)
     model = CandidateModel()
     view = CandidateView(model)
+    model.setParent(view)  # deleted with the view, in Qt's order (not at interpreter exit)
     view.resize(1200, 700)
     view.show()
     _drain()
@@ -218,6 +219,8 @@ def bench_table(n_rows: int, results: list[tuple[str, str, str]]) -> None:
     t = timed(lambda: (view.proxy.set_min_score(0.95), _drain()))
     results.append(("min-score filter pass", f"{t * 1000:.0f} ms", "—"))
     view.close()
+    view.deleteLater()
+    _drain()
 
 
 def bench_pair(n_chars: int, results: list[tuple[str, str, str]]) -> None:
@@ -269,6 +272,8 @@ def bench_pair(n_chars: int, results: list[tuple[str, str, str]]) -> None:
     results.append(("pair: jump to the middle overlap + paint", f"{scroll * 1000:.0f} ms", "—"))
     view.shutdown()
     view.close()
+    view.deleteLater()
+    _drain()
 
 
 def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
@@ -337,6 +342,8 @@ def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
             ("screen: progress signals delivered", f"{progress_signals[0]} ({progress_signals[0] / wall:.1f}/s)", "few/s")
         )
         window.close()
+        window.deleteLater()
+        _drain()
 
 
 def main(argv: list[str] | None = None) -> int:

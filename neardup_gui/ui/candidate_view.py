@@ -118,8 +118,10 @@ class CandidateView(QWidget):
             header.setSectionHidden(col, True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)
+        # The indicator first: enabling sorting sorts by it, and any other column first would decide the
+        # order of equal scores.
+        header.setSortIndicator(Column.JACCARD, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
-        self.table.sortByColumn(Column.JACCARD, Qt.SortOrder.DescendingOrder)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

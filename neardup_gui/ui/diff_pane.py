@@ -121,7 +121,7 @@ class DiffPane(QPlainTextEdit):
             if old.isValid() and old.layout() is not None:
                 old.layout().clearFormats()
         self._formatted = []
-        for b, block_ranges in ranges.items():
+        for b, block_ranges in sorted(ranges.items()):  # in text order (painted_spans reads them so)
             blocks[b].layout().setFormats(block_ranges)
             self._formatted.append(blocks[b])
         document.markContentsDirty(0, document.characterCount())
