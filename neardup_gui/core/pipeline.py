@@ -17,6 +17,7 @@ LSH only proposes; exact scores decide.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -55,6 +56,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "LazyHashes",
+    "PairMemo",
     "PairScores",
     "Prepared",
     "annotate_candidates",
@@ -94,6 +96,30 @@ class ScreenResult:
     counts: dict[str, int]
     notes: tuple[str, ...]
     cache: PrepareCache | None = None
+
+
+@dataclass(frozen=True)
+class PairMemo:
+    """The verified pairs of an earlier screen, to take over for pairs of unchanged files.
+
+    A pair's scores, passages and flags depend only on its two texts, the parameters and the
+    boilerplate index; with all three unchanged it is not verified again. (Pairs scored with
+    TF-IDF cosine are always verified again: that score depends on every document.)
+
+    Attributes:
+        params: ``ScreenParams.to_dict()`` of that screen.
+        template: Its boilerplate hashes (``TemplateIndex.boilerplate``).
+        pairs: (left file SHA-256, right file SHA-256) -> its candidate, left and right by path.
+    """
+
+    params: Mapping[str, object]
+    template: np.ndarray
+    pairs: Mapping[tuple[str, str], Candidate]
+
+
+def _as_json(value: object) -> str:
+    """Canonical JSON (tuples and lists alike), to compare parameters read back from a session."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def banding(params: ScreenParams) -> tuple[int, int]:
@@ -226,6 +252,7 @@ def screen(
     *,
     cache: PrepareCache | None = None,
     keep_cache: bool = False,
+    previous: PairMemo | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -238,6 +265,8 @@ def screen(
         cache: An earlier screen's per-file entries (keyed by ``Document.sha256``): unchanged
             files are not normalized, shingled and signed again (see ``core.prepare``).
         keep_cache: Return this screen's entries in ``ScreenResult.cache``.
+        previous: Pairs verified by an earlier screen of these files (see ``PairMemo``); those
+            whose two files are unchanged are taken over instead of verified again.
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -295,7 +324,18 @@ def screen(
         )
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
-    kept, rejected = _verify_and_flag(prepared, proposals, all_pairs, by_id, texts, params, template, progress)
+    memo = None
+    if (
+        previous is not None
+        and proposals.tfidf is None
+        and _as_json(previous.params) == _as_json(params.to_dict())
+        and np.array_equal(previous.template, template.boilerplate)
+    ):
+        memo = previous.pairs
+    kept, rejected, taken = _verify_and_flag(
+        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo
+    )
+    counts["pairs_from_previous_run"] = taken
     counts["proposed_pairs"] = len(all_pairs)
     counts["rejected_by_verification"] = rejected
     counts["candidates"] = len(kept)
@@ -329,23 +369,45 @@ def _verify_and_flag(
     params: ScreenParams,
     template: flagmod.TemplateIndex,
     progress: Progress,
-) -> tuple[list[Candidate], int]:
-    """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``)."""
+    memo: Mapping[tuple[str, str], Candidate] | None = None,
+) -> tuple[list[Candidate], int, int]:
+    """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
+
+    Pairs found in ``memo`` (by the SHA-256 of both files) are taken from it instead.
+
+    Returns:
+        (kept candidates, number rejected, number taken from ``memo``).
+    """
     quiet = _ChecksOnly(progress)
     kept: list[Candidate] = []
-    rejected = 0
+    rejected = taken = 0
     total = len(pairs)
+    ids = prepared.doc_ids
     progress.report("verify", 0, total)
     for lo in range(0, total, VERIFY_CHUNK):
         chunk = pairs[lo : lo + VERIFY_CHUNK]
+        if memo:
+            todo = []
+            for i, j in chunk:
+                left, right = by_id[ids[i]], by_id[ids[j]]
+                if left.path > right.path:
+                    left, right = right, left
+                old = memo.get((left.sha256, right.sha256)) if left.sha256 and right.sha256 else None
+                if old is None:
+                    todo.append((i, j))
+                else:
+                    methods = proposals.methods_of((min(i, j), max(i, j)))
+                    kept.append(replace(old, left=left.doc_id, right=right.doc_id, methods=methods))
+                    taken += 1
+            chunk = todo
         got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=chunk)
         kept.extend(annotate_candidates(got, diffs, prepared, texts, params, template, quiet))
         rejected += dropped
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
-        progress.report("verify", lo + len(chunk), total)
+        progress.report("verify", min(lo + VERIFY_CHUNK, total), total)
     progress.report("flags", len(kept), len(kept))
-    return kept, rejected
+    return kept, rejected, taken
 
 
 def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, str], scope: str) -> int:

@@ -211,6 +211,8 @@ class PrepareCache:
             sampled documents when the cache was made).
         hits: Per entry, the positions in ``boiler`` of the hashes the document holds (int32).
         no_shingles: SHA-256 of files whose text is shorter than k after normalization.
+        template: The boilerplate hashes of the screen that made the cache (its final index).
+        run_id: That screen's run id (set when the cache is saved with the run).
     """
 
     key: str
@@ -222,6 +224,8 @@ class PrepareCache:
     boiler: np.ndarray
     hits: list[np.ndarray]
     no_shingles: frozenset[str] = frozenset()
+    template: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    run_id: str = ""
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
     def position(self, sha: str) -> int | None:
@@ -414,6 +418,7 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
         boiler,
         [hits[i].astype(np.int32) for i in rows],
         empty,
+        out.template.boilerplate if out.template is not None else np.zeros(0, dtype=np.uint64),
     )
 
 

@@ -3,7 +3,9 @@
 One uncompressed ``.npz`` holds the per-document entries of the last completed screen
 (``core.prepare.PrepareCache``): file SHA-256, normalized digest and length, MinHash signature,
 containment sample and boilerplate hits. A rescan takes unchanged files from it instead of
-normalizing, shingling and signing them again.
+normalizing, shingling and signing them again. It also holds that screen's verified pairs keyed by
+the SHA-256 of both files (``core.pipeline.PairMemo``, as JSON), so pairs of unchanged files are not
+verified again.
 
 The file is written atomically (temporary file + ``os.replace``) after a screen completed, so it is
 either the previous run's or this one's. A missing, unreadable, truncated or foreign file is
@@ -12,6 +14,8 @@ ignored (the screen then prepares everything and writes a fresh one); it never s
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import os
 import tempfile
@@ -20,14 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
+from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
+from neardup_gui.core.records import Candidate, FlagEvidence, Segment
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CACHE_FILE", "load_cache", "save_cache"]
+__all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
-_FORMAT = "neardup-prepare-cache-1"
+_FORMAT = "neardup-prepare-cache-3"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -41,8 +47,32 @@ def _split(values: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
     return [values[offsets[i] : offsets[i + 1]] for i in range(offsets.size - 1)]
 
 
-def save_cache(workspace: Path | str, cache: PrepareCache) -> Path:
-    """Write ``cache`` to ``workspace/cache/prepare.npz`` atomically; returns the path."""
+def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
+    if memo is None:
+        return np.zeros(0, dtype=np.uint8)
+    doc = {
+        "params": memo.params,
+        "pairs": [[a, b, dataclasses.asdict(c)] for (a, b), c in memo.pairs.items()],
+    }
+    return np.frombuffer(json.dumps(doc, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _candidate(data: dict) -> Candidate:
+    data = dict(data)
+    for name in ("methods", "flags", "shared_sample"):
+        data[name] = tuple(data[name])
+    data["segments"] = tuple(Segment(**s) for s in data["segments"])
+    data["evidence"] = tuple(
+        FlagEvidence(
+            e["flag"], tuple(tuple(x) for x in e["left_spans"]), tuple(tuple(x) for x in e["right_spans"]), e["note"]
+        )
+        for e in data["evidence"]
+    )
+    return Candidate(**data)
+
+
+def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None) -> Path:
+    """Write ``cache`` (and the run's verified pairs) to ``workspace/cache/prepare.npz`` atomically."""
     path = Path(workspace) / CACHE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".prepare-", suffix=".npz.tmp", dir=path.parent)
@@ -62,6 +92,9 @@ def save_cache(workspace: Path | str, cache: PrepareCache) -> Path:
                 hit_values=np.concatenate(cache.hits) if cache.hits else np.zeros(0, np.int32),
                 hit_offsets=_offsets(cache.hits),
                 no_shingles=np.array(sorted(cache.no_shingles), dtype="S64"),
+                template=cache.template,
+                run_id=np.array(cache.run_id),
+                pairs_json=_memo_bytes(memo),
             )
             fh.flush()
             os.fsync(fh.fileno())
@@ -95,6 +128,8 @@ def load_cache(workspace: Path | str) -> PrepareCache | None:
                 boiler=z["boiler"],
                 hits=_split(z["hit_values"], z["hit_offsets"]),
                 no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
+                template=z["template"],
+                run_id=str(z["run_id"]),
             )
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         log.warning("prepare cache %s could not be read (%s); screening without it", path, exc)
@@ -104,3 +139,24 @@ def load_cache(workspace: Path | str) -> PrepareCache | None:
         log.warning("prepare cache %s is inconsistent; screening without it", path)
         return None
     return cache
+
+
+def load_pairs(workspace: Path | str) -> PairMemo | None:
+    """The verified pairs saved with the cache in ``workspace``, or None."""
+    path = Path(workspace) / CACHE_FILE
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["format"]) != _FORMAT:
+                return None
+            raw = z["pairs_json"].tobytes()
+            template = z["template"]
+        if not raw:
+            return None
+        doc = json.loads(raw.decode("utf-8"))
+        pairs = {(a, b): _candidate(c) for a, b, c in doc["pairs"]}
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        log.warning("verified pairs in %s could not be read (%s); verifying every pair", path, exc)
+        return None
+    return PairMemo(doc["params"], template, pairs)

@@ -5,6 +5,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import platform
@@ -14,15 +15,17 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from neardup_gui import __version__
-from neardup_gui.core.pipeline import screen
+from neardup_gui.core.pipeline import PairMemo, screen
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
-from neardup_gui.io.prepcache import load_cache, save_cache
+from neardup_gui.io.prepcache import load_cache, load_pairs, save_cache
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +144,12 @@ def screen_folder(
     )
     caching = use_cache and out_path is not None
     cache = load_cache(out_path) if caching and out_path is not None else None
-    result = screen(corpus.documents, corpus.texts, params, progress, fields=corpus.extra, cache=cache, keep_cache=caching)
-    del cache
+    previous = load_pairs(out_path) if cache is not None and out_path is not None else None
+    result = screen(
+        corpus.documents, corpus.texts, params, progress, fields=corpus.extra,
+        cache=cache, keep_cache=caching, previous=previous,
+    )  # fmt: skip
+    del cache, previous
     changed = tuple(check_integrity(source_path, result.documents, progress=progress))
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
     for d in result.documents:
@@ -185,10 +192,22 @@ def screen_folder(
         write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
         if result.cache is not None:
             try:
-                save_cache(out_path, result.cache)
+                memo = _pair_memo(outcome, result.cache.template)
+                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo)
             except OSError as exc:  # only a later screen's speed depends on it
                 log.warning("could not write the prepare cache in %s: %s", out_path, exc)
     return outcome
+
+
+def _pair_memo(outcome: ScreenOutcome, template: np.ndarray) -> PairMemo:
+    """This run's verified pairs by the SHA-256 of both files, for the next rescan."""
+    by_id = outcome.documents_by_id
+    pairs = {}
+    for c in outcome.candidates:
+        left, right = by_id[c.left].sha256, by_id[c.right].sha256
+        if left and right:
+            pairs.setdefault((left, right), c)
+    return PairMemo(outcome.params.to_dict(), template, pairs)
 
 
 def _normalized_skipped(folder: Path) -> None:

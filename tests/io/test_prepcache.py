@@ -114,3 +114,27 @@ def test_cli_says_how_much_came_from_the_cache_and_no_cache_keeps_none(folder, t
     assert main(["screen", str(folder), "--out", str(bare), "-q", "--no-cache"]) == 0
     assert not (bare / "cache").exists()
     shutil.rmtree(bare)
+
+
+def test_a_rescan_takes_over_the_pairs_of_unchanged_files_and_verifies_the_rest(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)
+    assert first.run.counts["pairs_from_previous_run"] == 0
+    changed = folder / "b" / "003-edit.txt"
+    changed.write_text(changed.read_text(encoding="utf-8").replace("改", "变", 1), encoding="utf-8")
+    (folder / "a" / "000.txt").rename(folder / "a" / "zzz-renamed.txt")  # same bytes, new path and id
+    again = screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)
+    fresh = screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=tmp_path / "fresh", use_cache=False)
+    taken = again.run.counts["pairs_from_previous_run"]
+    assert 0 < taken < len(again.candidates)  # the changed file's pairs were verified again
+    assert _essentials(again) == _essentials(fresh)
+    assert (out / "candidates.csv").read_bytes() == (tmp_path / "fresh" / "candidates.csv").read_bytes()
+
+
+def test_pairs_are_verified_again_when_the_parameters_change(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)
+    again = screen_folder(folder, PARAMS.with_(all_scores="never", containment_threshold=0.7), out_dir=out)
+    fresh = screen_folder(folder, PARAMS.with_(all_scores="never", containment_threshold=0.7), out_dir=tmp_path / "f", use_cache=False)
+    assert again.run.counts["pairs_from_previous_run"] == 0
+    assert _essentials(again) == _essentials(fresh)
