@@ -59,3 +59,16 @@ def test_excerpts_are_proposed() -> None:
     hashes = _corpus(7)
     pairs = set(map(tuple, containment_pairs(hashes, 0.8, 4, 200)[0].tolist()))
     assert all((i, 60 + i // 2) in pairs for i in range(0, 20, 2))
+
+
+def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing(monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    hashes = _corpus(5)
+    none_sampled = np.array([1, 2, 3], dtype=np.uint64) * np.uint64(4) + np.uint64(1)  # no hash % 4 == 0
+    hashes = [none_sampled, *hashes[:30], none_sampled, *hashes[30:], none_sampled]
+    expected = _brute_force(hashes, 0.8, 4, 200)
+    assert set(map(tuple, containment_pairs(hashes, 0.8, 4, 200)[0].tolist())) == expected
+    monkeypatch.setattr(containment, "_PROBE_DOCS", 7)  # a round every 7 documents
+    assert set(map(tuple, containment_pairs(hashes, 0.8, 4, 200)[0].tolist())) == expected
+    assert len(expected) >= 10

@@ -37,16 +37,6 @@ def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
     return hashes[(hashes % np.uint64(sample)) == 0]
 
 
-def _group_sizes(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(group index of each entry, size of each group) for a sorted key array."""
-    new_group = np.empty(sorted_keys.size, dtype=bool)
-    new_group[0] = True
-    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_group[1:])
-    gid = np.cumsum(new_group, dtype=np.int32 if sorted_keys.size < 2**31 else np.int64)
-    gid -= 1
-    return gid, np.bincount(gid)
-
-
 def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """|A∩B| for each pair, where document d's sorted unique values are ``values[offsets[d]:offsets[d+1]]``."""
     out = np.empty(len(pairs), dtype=np.int64)
@@ -64,6 +54,10 @@ def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndar
     return out
 
 
+# Documents probed per round: the probe and join arrays stay small however large the folder.
+_PROBE_DOCS = 8192
+
+
 def containment_pairs(
     hash_arrays: Sequence[np.ndarray],
     threshold: float,
@@ -76,7 +70,7 @@ def containment_pairs(
     Args:
         hash_arrays: Sorted unique shingle hashes per document.
         threshold: Containment threshold in (0, 1].
-        sample: Sampling rate (one shingle in ``sample``).
+        sample: Sampling rate (one shingle in ``sample``; 1 when the arrays are samples already).
         bucket_cap: Sampled shingles shared by more documents than this are ignored.
 
     Returns:
@@ -90,74 +84,93 @@ def containment_pairs(
             progress.check()
         samples.append(sampled(h, sample))
     counts = np.fromiter((s.size for s in samples), dtype=np.int64, count=n_docs)
-    if counts.sum() == 0:
+    total_entries = int(counts.sum())
+    if total_entries == 0:
         return empty, 0
+    # Entry indices fit in 32 bits (2**31 samples is ~30 billion characters of text): half the
+    # memory of int64 for the arrays below, which make this stage's peak.
+    idx_type = np.int32 if total_entries < 2**31 else np.int64
     # Entries in document order; within a document, in key order (each sample array is sorted).
-    # Entry indices fit in 32 bits (2**31 samples is ~2 billion characters of text): half the memory
-    # of the default int64 for the index arrays below, which dominate this stage's peak.
-    idx_type = np.int32 if counts.sum() < 2**31 else np.int64
     keys = np.concatenate(samples)
-    members = np.repeat(np.arange(n_docs, dtype=idx_type), counts)
     del samples
+    first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(counts, out=first_of_doc[1:])
     progress.check()
 
-    # Postings: the same entries sorted by key. Keys in more than bucket_cap documents are boilerplate.
-    order = np.argsort(keys).astype(idx_type)
-    progress.check()
+    # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
+    # documents are boilerplate.
+    order = np.argsort(keys)
+    post_docs = (np.searchsorted(first_of_doc, order, side="right") - 1).astype(idx_type)
     post_keys = keys[order]
-    gid, sizes = _group_sizes(post_keys)
-    del post_keys
-    sizes = sizes.astype(idx_type)
-    ignored = int((sizes > bucket_cap).sum())
-    starts_of_group = np.zeros(sizes.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=starts_of_group[1:])
-    position = np.empty(order.size, dtype=idx_type)  # entry -> its place in the postings
-    position[order] = np.arange(order.size, dtype=idx_type)
-    df = sizes[gid[position]]
-    usable = df <= bucket_cap
-    post_docs = members[order]
     del order
     progress.check()
-    if not usable.any():
-        return empty, ignored
-
-    # Minimum shared samples for a document as the contained side: the threshold less three binomial
-    # standard errors, so short documents with few samples are not lost. If A must share `need` of
-    # its n usable samples with B, any n - need + 1 of them include a shared one (pigeonhole): each
-    # document probes with that many of its rarest samples, whose posting lists are short.
-    n_usable = np.bincount(members[usable], minlength=n_docs)
-    n = np.maximum(n_usable, 1).astype(np.float64)
-    lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
-    need = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
-    prefix = np.clip(n_usable - need + 1, 0, n_usable)
-    entries = np.flatnonzero(usable)
-    rarest_first = entries[np.argsort(members[entries].astype(np.int64) * np.int64(bucket_cap + 1) + df[entries])]
-    doc_of = members[rarest_first]
-    first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(n_usable, out=first_of_doc[1:])
-    rank = np.arange(doc_of.size, dtype=np.int64) - first_of_doc[doc_of]
-    probe = rarest_first[rank < prefix[doc_of]]
-    del rarest_first, doc_of, rank, entries
+    head = np.empty(total_entries, dtype=bool)
+    head[0] = True
+    np.not_equal(post_keys[1:], post_keys[:-1], out=head[1:])
+    group_start = np.flatnonzero(head).astype(idx_type)
+    del head
+    uniq = post_keys[group_start]
+    del post_keys
+    group_size = np.diff(np.append(group_start, idx_type(total_entries))).astype(idx_type)
+    ignored = int(np.count_nonzero(group_size > bucket_cap))
     progress.check()
 
-    # Join the probes with the postings of their key (all usable: a probe's key is not boilerplate).
-    g = gid[position[probe]]
-    lo = starts_of_group[g]
-    lengths = starts_of_group[g + 1] - lo
-    total = int(lengths.sum())
-    if total == 0:
+    usable = np.empty(total_entries, dtype=bool)
+    need = np.zeros(n_docs, dtype=np.int64)
+    usable_count = np.zeros(n_docs, dtype=np.int64)
+    found: list[np.ndarray] = []
+    for d0 in range(0, n_docs, _PROBE_DOCS):
+        progress.check()
+        d1 = min(n_docs, d0 + _PROBE_DOCS)
+        lo, hi = int(first_of_doc[d0]), int(first_of_doc[d1])
+        if hi == lo:
+            continue
+        group = np.searchsorted(uniq, keys[lo:hi])
+        df = group_size[group]
+        ok = df <= bucket_cap
+        usable[lo:hi] = ok
+        member = np.repeat(np.arange(d0, d1, dtype=np.int64), counts[d0:d1])
+        # Minimum shared samples for a document as the contained side: the threshold less three
+        # binomial standard errors, so short documents with few samples are not lost. If A must
+        # share `need` of its n usable samples with B, any n - need + 1 of them include a shared one
+        # (pigeonhole): each document probes with that many of its rarest samples, whose posting
+        # lists are short.
+        n_usable = np.bincount(member[ok] - d0, minlength=d1 - d0)
+        usable_count[d0:d1] = n_usable
+        n = np.maximum(n_usable, 1).astype(np.float64)
+        lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
+        need[d0:d1] = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
+        prefix = np.clip(n_usable - need[d0:d1] + 1, 0, n_usable)
+        entries = np.flatnonzero(ok)
+        rarest_first = entries[np.argsort((member[entries] - d0) * np.int64(bucket_cap + 1) + df[entries])]
+        doc_of = member[rarest_first] - d0
+        start_of = np.zeros(d1 - d0 + 1, dtype=np.int64)
+        np.cumsum(n_usable, out=start_of[1:])
+        rank = np.arange(doc_of.size, dtype=np.int64) - start_of[doc_of]
+        probe = rarest_first[rank < prefix[doc_of]]
+        # Join the probes with the postings of their key (usable: a probe's key is not boilerplate).
+        g = group[probe]
+        starts = group_start[g].astype(np.int64)
+        lengths = group_size[g].astype(np.int64)
+        total = int(lengths.sum())
+        if total == 0:
+            continue
+        at = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
+        left = np.repeat(member[probe], lengths)
+        right = post_docs[at].astype(np.int64)
+        other = left != right
+        pairs = np.stack([np.minimum(left[other], right[other]), np.maximum(left[other], right[other])], axis=1)
+        found.append(unique_pairs(pairs, n_docs))
+    del post_docs, uniq, group_start, group_size
+    if not found:
         return empty, ignored
-    at = np.repeat(lo - (np.cumsum(lengths) - lengths), lengths) + np.arange(total, dtype=np.int64)
-    left = np.repeat(members[probe], lengths)
-    right = post_docs[at]
-    del at, lo, lengths, probe, g
-    other = left != right
-    pairs = np.stack([np.minimum(left[other], right[other]), np.maximum(left[other], right[other])], axis=1)
-    pairs = unique_pairs(pairs, n_docs)
+    pairs = unique_pairs(np.concatenate(found), n_docs)
     progress.check()
 
     # Exact counts on the usable samples (in document order, each document's keys sorted).
-    shared = sorted_intersections(keys[usable], first_of_doc, pairs)
+    usable_first = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(usable_count, out=usable_first[1:])
+    shared = sorted_intersections(keys[usable], usable_first, pairs)
     a, b = pairs[:, 0], pairs[:, 1]
     ok = (shared >= need[a]) | (shared >= need[b])
     return pairs[ok], ignored
