@@ -37,9 +37,10 @@ import socket
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, fields, replace
+from dataclasses import fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -174,15 +175,33 @@ def _sql_text(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _candidate_values(run_id: str, ord_: int, c: Candidate) -> tuple[Any, ...]:
-    def value(name: str) -> Any:
-        v = getattr(c, name)
-        if name in _CAND_JSON:
-            return json.dumps([asdict(x) if name in ("segments", "evidence") else x for x in v],
-                              ensure_ascii=False)  # fmt: skip
-        return v
+def _record_dict(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """``dataclasses.asdict`` for a flat record class (fields hold text, numbers and tuples)."""
+    names = tuple(f.name for f in fields(cls))
+    values = attrgetter(*names)
+    return lambda record: dict(zip(names, values(record)))
 
-    return (run_id, ord_, *(value(name) for name in _CAND_FIELDS))
+
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(x, ensure_ascii=False) does
+_segment_dict = _record_dict(Segment)
+_evidence_dict = _record_dict(FlagEvidence)
+# One converter per candidate column that is not stored as it is (JSON text for nested parts).
+_CAND_CONVERT: dict[str, Callable[[Any], Any]] = {
+    "methods": _to_json,
+    "flags": _to_json,
+    "shared_sample": _to_json,
+    "segments": lambda segments: _to_json(list(map(_segment_dict, segments))),
+    "evidence": lambda evidence: _to_json(list(map(_evidence_dict, evidence))),
+}
+_cand_values = attrgetter(*_CAND_FIELDS)
+_doc_values = attrgetter(*_DOC_FIELDS)
+
+
+def _candidate_rows(run_id: str, candidates: Iterable[Candidate]) -> Iterator[tuple[Any, ...]]:
+    """The ``candidates`` table rows of a run: run_id, order, then ``_CAND_FIELDS``."""
+    convert = [_CAND_CONVERT.get(name) for name in _CAND_FIELDS]
+    for i, c in enumerate(candidates):
+        yield (run_id, i, *[v if f is None else f(v) for f, v in zip(convert, _cand_values(c))])
 
 
 def _candidate_from_row(row: sqlite3.Row) -> Candidate:
@@ -388,12 +407,12 @@ class ReviewSession:
             conn.executemany(
                 f"INSERT INTO documents (run_id, {_columns(_DOC_FIELDS)}) "
                 f"VALUES (?{', ?' * len(_DOC_FIELDS)})",
-                ((run.run_id, *(getattr(d, name) for name in _DOC_FIELDS)) for d in documents),
+                ((run.run_id, *_doc_values(d)) for d in documents),
             )
             conn.executemany(
                 f"INSERT INTO candidates (run_id, ord, {_columns(_CAND_FIELDS)}) "
                 f"VALUES (?, ?{', ?' * len(_CAND_FIELDS)})",
-                (_candidate_values(run.run_id, i, c) for i, c in enumerate(candidates)),
+                _candidate_rows(run.run_id, candidates),
             )
         return run.run_id
 
