@@ -98,19 +98,19 @@ def containment_pairs(
     progress.check()
 
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
-    # documents are boilerplate.
-    order = np.argsort(keys)
-    post_docs = (np.searchsorted(first_of_doc, order, side="right") - 1).astype(idx_type)
+    # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
+    order = np.argsort(keys).astype(idx_type)
+    post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
     post_keys = keys[order]
-    del order
     progress.check()
     head = np.empty(total_entries, dtype=bool)
     head[0] = True
     np.not_equal(post_keys[1:], post_keys[:-1], out=head[1:])
-    group_start = np.flatnonzero(head).astype(idx_type)
-    del head
-    uniq = post_keys[group_start]
     del post_keys
+    group_start = np.flatnonzero(head).astype(idx_type)
+    group = np.empty(total_entries, dtype=idx_type)
+    group[order] = np.cumsum(head, dtype=idx_type) - 1
+    del head, order
     group_size = np.diff(np.append(group_start, idx_type(total_entries))).astype(idx_type)
     ignored = int(np.count_nonzero(group_size > bucket_cap))
     progress.check()
@@ -125,8 +125,8 @@ def containment_pairs(
         lo, hi = int(first_of_doc[d0]), int(first_of_doc[d1])
         if hi == lo:
             continue
-        group = np.searchsorted(uniq, keys[lo:hi])
-        df = group_size[group]
+        chunk_group = group[lo:hi]
+        df = group_size[chunk_group]
         ok = df <= bucket_cap
         usable[lo:hi] = ok
         member = np.repeat(np.arange(d0, d1, dtype=np.int64), counts[d0:d1])
@@ -149,7 +149,7 @@ def containment_pairs(
         rank = np.arange(doc_of.size, dtype=np.int64) - start_of[doc_of]
         probe = rarest_first[rank < prefix[doc_of]]
         # Join the probes with the postings of their key (usable: a probe's key is not boilerplate).
-        g = group[probe]
+        g = chunk_group[probe]
         starts = group_start[g].astype(np.int64)
         lengths = group_size[g].astype(np.int64)
         total = int(lengths.sum())
@@ -161,7 +161,7 @@ def containment_pairs(
         other = left != right
         pairs = np.stack([np.minimum(left[other], right[other]), np.maximum(left[other], right[other])], axis=1)
         found.append(unique_pairs(pairs, n_docs))
-    del post_docs, uniq, group_start, group_size
+    del post_docs, group, group_start, group_size
     if not found:
         return empty, ignored
     pairs = unique_pairs(np.concatenate(found), n_docs)
