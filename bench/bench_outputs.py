@@ -37,12 +37,13 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 
-def _timed(fn: Callable[[Path], object], repeat: int, root: Path) -> list[float]:
+def _timed(fn: Callable[[Path], object], repeat: int, root: Path, pause: float) -> list[float]:
     times = []
     for _ in range(repeat):
         tmp = Path(tempfile.mkdtemp(dir=root))
         if hasattr(os, "sync"):
             os.sync()  # earlier parts' dirty pages are not this part's cost
+        time.sleep(pause)
         t = time.perf_counter()
         fn(tmp)
         times.append(time.perf_counter() - t)
@@ -55,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tmp", type=Path, default=None, help="where to make output folders")
     parser.add_argument("--skip-normalized", action="store_true", help="do not time normalized/")
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds to wait after the sync before each timing (lets the disk settle)")  # fmt: skip
     args = parser.parse_args(argv)
     if not args.folder.is_dir():
         print(f"no corpus at {args.folder}; make one with bench/make_corpus.py", file=sys.stderr)
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="bench_outputs_", dir=args.tmp))
     try:
         for name, fn in parts:
-            times = _timed(fn, args.repeat, root)
+            times = _timed(fn, args.repeat, root, args.pause)
             if fn is record_run:
                 times = record_run.seconds  # type: ignore[attr-defined]
             print(f"| {name} | {min(times):.3f} | {statistics.median(times):.3f} |", flush=True)
