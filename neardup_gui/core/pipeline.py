@@ -31,6 +31,7 @@ from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
 from neardup_gui.core.methods.tfidf import TfidfModel
+from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
@@ -281,6 +282,7 @@ def screen(
         keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
+    release_free_memory()  # the batches' temporaries, before the next stage's peak
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(
         replace(
@@ -300,6 +302,7 @@ def screen(
         notes.append("fewer than two usable documents: nothing to compare")
         return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes), new_cache)
     proposals = propose(prepared, params, progress)
+    release_free_memory()
     if proposals.tfidf is None and extra_scores:
         proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)
     elif proposals.tfidf is None:

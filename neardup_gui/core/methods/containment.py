@@ -37,20 +37,22 @@ def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
     return hashes[(hashes % np.uint64(sample)) == 0]
 
 
+def _intersection_size(x: np.ndarray, y: np.ndarray) -> int:
+    """|x ∩ y| of two sorted unique arrays."""
+    if x.size > y.size:
+        x, y = y, x
+    if x.size == 0:
+        return 0
+    idx = np.searchsorted(y, x)
+    idx[idx >= y.size] = y.size - 1
+    return int(np.count_nonzero(y[idx] == x))
+
+
 def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """|A∩B| for each pair, where document d's sorted unique values are ``values[offsets[d]:offsets[d+1]]``."""
     out = np.empty(len(pairs), dtype=np.int64)
     for n, (a, b) in enumerate(pairs.tolist()):
-        x = values[offsets[a] : offsets[a + 1]]
-        y = values[offsets[b] : offsets[b + 1]]
-        if x.size > y.size:
-            x, y = y, x
-        if x.size == 0:
-            out[n] = 0
-            continue
-        idx = np.searchsorted(y, x)
-        idx[idx >= y.size] = y.size - 1
-        out[n] = int(np.count_nonzero(y[idx] == x))
+        out[n] = _intersection_size(values[offsets[a] : offsets[a + 1]], values[offsets[b] : offsets[b + 1]])
     return out
 
 
@@ -92,7 +94,6 @@ def containment_pairs(
     idx_type = np.int32 if total_entries < 2**31 else np.int64
     # Entries in document order; within a document, in key order (each sample array is sorted).
     keys = np.concatenate(samples)
-    del samples
     first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(counts, out=first_of_doc[1:])
     progress.check()
@@ -102,6 +103,7 @@ def containment_pairs(
     order = np.argsort(keys).astype(idx_type)
     post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
     post_keys = keys[order]
+    del keys  # the samples list holds the same values in document order
     progress.check()
     head = np.empty(total_entries, dtype=bool)
     head[0] = True
@@ -117,7 +119,6 @@ def containment_pairs(
 
     usable = np.empty(total_entries, dtype=bool)
     need = np.zeros(n_docs, dtype=np.int64)
-    usable_count = np.zeros(n_docs, dtype=np.int64)
     found: list[np.ndarray] = []
     for d0 in range(0, n_docs, _PROBE_DOCS):
         progress.check()
@@ -136,7 +137,6 @@ def containment_pairs(
         # (pigeonhole): each document probes with that many of its rarest samples, whose posting
         # lists are short.
         n_usable = np.bincount(member[ok] - d0, minlength=d1 - d0)
-        usable_count[d0:d1] = n_usable
         n = np.maximum(n_usable, 1).astype(np.float64)
         lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
         need[d0:d1] = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
@@ -167,10 +167,12 @@ def containment_pairs(
     pairs = unique_pairs(np.concatenate(found), n_docs)
     progress.check()
 
-    # Exact counts on the usable samples (in document order, each document's keys sorted).
-    usable_first = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(usable_count, out=usable_first[1:])
-    shared = sorted_intersections(keys[usable], usable_first, pairs)
+    # Exact counts on the usable samples (each document's samples are sorted).
+    shared = np.empty(len(pairs), dtype=np.int64)
+    for n, (a, b) in enumerate(pairs.tolist()):
+        x = samples[a][usable[first_of_doc[a] : first_of_doc[a + 1]]]
+        y = samples[b][usable[first_of_doc[b] : first_of_doc[b + 1]]]
+        shared[n] = _intersection_size(x, y)
     a, b = pairs[:, 0], pairs[:, 1]
     ok = (shared >= need[a]) | (shared >= need[b])
     return pairs[ok], ignored

@@ -234,13 +234,14 @@ def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
     """One 64-bit key per (document, band): shape (documents, bands)."""
     n = sigs.shape[0]
     keys = np.empty((n, bands), dtype=np.uint64)
-    s = sigs.astype(np.uint64)
     mult = np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
         for band in range(bands):
+            # One band's columns widened at a time (not a uint64 copy of every signature).
+            s = sigs[:, band * rows : (band + 1) * rows].astype(np.uint64)
             h = np.full(n, np.uint64(band + 1) * mult, dtype=np.uint64)
             for r in range(rows):
-                h ^= s[:, band * rows + r]
+                h ^= s[:, r]
                 h *= np.uint64(0xFF51AFD7ED558CCD)
                 h ^= h >> np.uint64(29)
             keys[:, band] = h
