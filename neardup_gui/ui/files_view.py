@@ -1,7 +1,9 @@
 """The manifest: every file found, its status, encoding and size, so the user sees what was skipped.
 
 ``FilesModel`` (one row per ``Document``, same roles as the candidate model) and ``FilesView`` (a
-summary line, a "not compared only" switch and the table). Imports PySide6 only.
+summary line, a "not compared only" switch and the table). The model itself leaves out the files that
+were compared when asked: a filter proxy calling Python once per row took 40 ms for 100,000 files on
+every reset, on the GUI thread, whether it filtered or not. Imports PySide6 only.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from enum import IntEnum
+from operator import attrgetter
 from typing import Any
 
 from PySide6.QtCore import (
@@ -55,7 +58,11 @@ class FilesModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[Document] = []
+        self._all: list[Document] = []  # every file, in the order shown when all are shown
+        self._rows: list[Document] = []  # the files shown
+        self._problems_only = False
+        self._status_counts: Counter[str] = Counter()
+        self._source: Sequence[Document] = ()
         self._headers = (
             self.tr("Path"),
             self.tr("Status"),
@@ -68,12 +75,39 @@ class FilesModel(QAbstractTableModel):
         )
 
     def set_documents(self, documents: Sequence[Document]) -> None:
+        """Show these files (the same tuple again changes nothing: it is already shown)."""
+        if isinstance(documents, tuple) and documents is self._source:
+            return
+        self._source = documents
         self.beginResetModel()
-        self._rows = list(documents)
+        self._all = list(documents)
+        self._status_counts = Counter(map(attrgetter("status"), self._all))
+        self._rows = self._shown(self._all)
+        self.endResetModel()
+
+    def _shown(self, rows: list[Document]) -> list[Document]:
+        return [d for d in rows if d.status != STATUS_OK] if self._problems_only else rows
+
+    def set_problems_only(self, on: bool) -> None:
+        """Show only the files that were not compared (True) or every file."""
+        if bool(on) == self._problems_only:
+            return
+        self.beginResetModel()
+        self._problems_only = bool(on)
+        self._rows = self._shown(self._all)
         self.endResetModel()
 
     def documents(self) -> list[Document]:
-        return list(self._rows)
+        """Every file of the last screen (shown or not)."""
+        return list(self._all)
+
+    def status_counts(self) -> Counter[str]:
+        """How many files have each status."""
+        return Counter(self._status_counts)
+
+    def usable_count(self) -> int:
+        """How many files were read and compared."""
+        return self._status_counts[STATUS_OK]
 
     def document(self, row: int) -> Document:
         return self._rows[row]
@@ -136,33 +170,30 @@ class FilesModel(QAbstractTableModel):
         return FilesModel._display(d, col).casefold()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(FileColumn) or not self._rows:
+        if not 0 <= column < len(FileColumn) or not self._all:
             return
         col = FileColumn(column)
-        sort_model_rows(self, self._rows, lambda d: self._sort_value(d, col), order, self._store)
+
+        def key(d: Document) -> Any:
+            return self._sort_value(d, col)
+
+        if self._problems_only:  # the hidden rows keep their place in the same order
+            self._all = sorted(self._all, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
+        sort_model_rows(self, self._rows, key, order, self._store)
 
     def _store(self, rows: list[Document]) -> None:
         self._rows = rows
+        if not self._problems_only:
+            self._all = rows
 
 
 class FilesFilterModel(QSortFilterProxyModel):
-    """Optionally hides the files that were read and compared; sorting goes to the source."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._problems_only = False
+    """Passes the files through; "not compared only" and sorting go to the source model."""
 
     def set_problems_only(self, on: bool) -> None:
-        self.beginFilterChange()
-        self._problems_only = bool(on)
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
-        if not self._problems_only:
-            return True
         model = self.sourceModel()
         assert isinstance(model, FilesModel)
-        return model.document(source_row).status != STATUS_OK
+        model.set_problems_only(on)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self.sourceModel().sort(column, order)
@@ -208,10 +239,10 @@ class FilesView(QWidget):
         self._update_summary()
 
     def _update_summary(self) -> None:
-        docs = self.model.documents()
-        if not docs:
+        counts = self.model.status_counts()
+        total = sum(counts.values())
+        if not total:
             self.summary.setText(self.tr("No files yet: choose a source folder and screen it."))
             return
-        counts = Counter(d.status for d in docs)
         parts = [f"{file_status_label(s)}: {n}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1])]
-        self.summary.setText(self.tr("{0} files. {1}").format(len(docs), "; ".join(parts)))
+        self.summary.setText(self.tr("{0} files. {1}").format(total, "; ".join(parts)))

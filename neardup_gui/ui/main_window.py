@@ -151,7 +151,8 @@ class MainWindow(QMainWindow):
         self.source_bar.screen_requested.connect(self.start_screen)
         self.progress.cancel_requested.connect(self.runner.cancel)
         self.runner.progress_changed.connect(self.progress.update_progress)
-        self.runner.screening_finished.connect(self._on_screen_finished)
+        self.runner.screening_finished.connect(self.workspaces.prepare_screened)  # reads the session off-thread
+        self.workspaces.screened_ready.connect(self._on_screen_finished)
         self.runner.screening_failed.connect(self._on_screen_failed)
         self.runner.screening_cancelled.connect(self._on_screen_cancelled)
         self.runner.running_changed.connect(self._on_running_changed)
@@ -341,7 +342,7 @@ class MainWindow(QMainWindow):
 
     def _on_screen_finished(self, outcome: tasks.ScreenOutcome) -> None:
         self._show_outcome(outcome)
-        usable = sum(1 for d in outcome.documents if d.usable)
+        usable = self.files_model.usable_count()
         summary = self.tr("{0} pairs among {1} files ({2} compared) in {3:.1f} s.").format(
             len(outcome.candidates), len(outcome.documents), usable, time.monotonic() - self._screen_started
         )

@@ -4,13 +4,16 @@ arbitrations -> store and table.
 Owns the decision store of the results shown. While a screen runs the review session belongs to the
 screen (it records the new run under the session's writer lock), so ``pause`` closes the store and
 ``resume`` opens it again for whatever results are shown afterwards: the new ones, or the previous
-ones after a cancelled or failed screen. Not a widget; imports PySide6.QtCore, ``tasks`` and the
+ones after a cancelled or failed screen. Stored statuses and the documents of the pairs normally come
+ready-made (``result_handoff.PreparedResult``, read in a job thread: ``expect``), so showing a result
+does not read the whole session on the GUI thread. Not a widget; imports PySide6.QtCore, ``tasks`` and the
 decision store.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
@@ -23,6 +26,7 @@ from neardup_gui.ui.decision_store import DecisionStore, MemoryDecisionStore, Se
 from neardup_gui.ui.diff_view import DiffView, PairRequest
 from neardup_gui.ui.history_panel import HistoryPanel
 from neardup_gui.ui.labels import review_label
+from neardup_gui.ui.result_handoff import PreparedResult, prepare_result
 
 log = logging.getLogger(__name__)
 
@@ -49,27 +53,37 @@ class ReviewController(QObject):
         self.outcome: tasks.ScreenOutcome | None = None
         self.store: DecisionStore | None = None
         self._last_saved: tuple[tuple[str, str], int] | None = None  # pair, its row when saved
+        self._expected: PreparedResult | None = None  # prepared in the background for the next outcome
         view.candidate_selected.connect(self.show_candidate)
         form.decision_made.connect(self.save_decision)
         form.next_requested.connect(self.select_next)
         history.arbitration_made.connect(self.save_arbitration)
 
     # -- results ------------------------------------------------------------------------------
+    def expect(self, prepared: PreparedResult) -> None:
+        """Use ``prepared`` (made off the GUI thread) when its outcome is shown next."""
+        self._expected = prepared
+
     def show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
         """Put a screen's candidates in the table (with stored statuses) and select a pair."""
         if self.form.is_dirty() and self.store is not None:
             self.form.save()  # into the session of the pair's own results, before switching
+        prepared, self._expected = self._expected, None
+        if prepared is None or prepared.outcome is not outcome:
+            prepared = prepare_result(outcome, read_states=False)  # not prepared in the background
+        states = prepared.states
+        if self._same_session(outcome):
+            states = None  # the workspace shown is reopened: decisions made meanwhile count too
         self.outcome = outcome
         self.resume()
-        pairs = [c.key for c in outcome.candidates]
-        states = self.store.states(pairs) if self.store is not None else {}
-        changed = {d.doc_id for d in outcome.documents if d.path in {p for p, _what in outcome.changed_files}}
+        if states is None or not isinstance(self.store, SessionDecisionStore):
+            states = self.store.states(c.key for c in outcome.candidates) if self.store is not None else {}
         self.model.set_candidates(
             outcome.candidates,
-            outcome.documents_by_id,
+            prepared.pair_documents,
             {k: s.status for k, s in states.items()},
             stale=[k for k, s in states.items() if s.stale],
-            changed_docs=changed,
+            changed_docs=prepared.changed_docs,
         )
         column, order = self.view.proxy.current_sort()
         if column >= 0:
@@ -77,6 +91,14 @@ class ReviewController(QObject):
         remembered = self.store.remembered_selection() if self.store is not None else None
         if not (remembered and self.view.select_pair(remembered)):
             self.view.select_first()
+
+    def _same_session(self, outcome: tasks.ScreenOutcome) -> bool:
+        if not isinstance(self.store, SessionDecisionStore) or outcome.out_dir is None:
+            return False
+        try:
+            return Path(self.store.session.path).resolve() == (outcome.out_dir / tasks.SESSION_FILE).resolve()
+        except OSError:
+            return True
 
     def pause(self, why: str) -> None:
         """Release the session (a screen is about to write to it); deciding waits."""

@@ -6,6 +6,10 @@
   pairs shown with a warning. The window then shows it like a finished screen, and the review
   controller restores the selected pair. At start-up the last workspace shown is reopened the same
   way.
+- A finished screen, too, goes through a short background job before the window shows it
+  (``prepare_screened``): the stored decisions and the pairs' documents are worked out off the GUI
+  thread (``result_handoff.prepare_result``), then ``screened_ready`` carries the outcome to the
+  window. The job is called "open", so no other screen or workspace starts meanwhile.
 - Export review workbook… / Export CSV…: first a background check that the source files are still
   those of the screen (``io.corpus.check_integrity``); if some changed the user is asked whether to
   go on. Then ``tasks.export_review`` in the background (the session is read read-only, so the
@@ -21,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from neardup_gui import tasks
@@ -31,6 +35,7 @@ from neardup_gui.io.corpus import check_integrity
 from neardup_gui.io.session import ReviewSession
 from neardup_gui.ui import i18n
 from neardup_gui.ui.export_dialog import ExportDialog
+from neardup_gui.ui.result_handoff import PreparedResult, prepare_result
 
 if TYPE_CHECKING:
     from neardup_gui.ui.main_window import MainWindow
@@ -73,6 +78,7 @@ class WorkspaceController(QObject):
     """Open workspace, restore the last one, export the workbook and the CSV files."""
 
     workspace_loaded = Signal(object)  # tasks.ScreenOutcome
+    screened_ready = Signal(object)  # tasks.ScreenOutcome of a finished screen, prepared for showing
     export_finished = Signal(object)  # tasks.ExportSummary
     export_failed = Signal(str)
 
@@ -103,8 +109,24 @@ class WorkspaceController(QObject):
             w.show_error(self.tr("Not a workspace"), self.tr("{0} holds no review session (session.sqlite).").format(folder))
             return False
         w.statusBar().showMessage(self.tr("Opening the workspace {0}…").format(folder))
-        w.jobs.start("open", lambda progress: load_workspace(folder, progress), self._loaded, self._load_failed)
+        w.jobs.start(
+            "open", lambda progress: prepare_result(load_workspace(folder, progress), progress), self._loaded,
+            self._load_failed,
+        )  # fmt: skip
         return True
+
+    def prepare_screened(self, outcome: tasks.ScreenOutcome) -> None:
+        """Prepare a finished screen in the background, then emit ``screened_ready``."""
+
+        def ready(prepared: PreparedResult) -> None:
+            # The files table first, the rest on the next turn of the event loop: two short blocks.
+            self.window.files_model.set_documents(prepared.outcome.documents)
+            self.window.review.expect(prepared)
+            QTimer.singleShot(0, lambda: self.screened_ready.emit(prepared.outcome))
+
+        # Should preparing fail, the window shows the outcome and reads what it needs itself.
+        self.window.jobs.start("open", lambda progress: prepare_result(outcome, progress), ready,
+                               lambda _message, _details: self.screened_ready.emit(outcome))  # fmt: skip
 
     def restore_last(self) -> bool:
         """Reopen the workspace shown last, if it still holds a session."""
@@ -113,8 +135,16 @@ class WorkspaceController(QObject):
             return False
         return self.open_workspace(Path(last))
 
-    def _loaded(self, outcome: tasks.ScreenOutcome) -> None:
+    def _loaded(self, prepared: PreparedResult) -> None:
         w = self.window
+        outcome = prepared.outcome
+        w.files_model.set_documents(outcome.documents)
+        w.review.expect(prepared)
+        QTimer.singleShot(0, lambda: self._show_loaded(prepared))
+
+    def _show_loaded(self, prepared: PreparedResult) -> None:
+        w = self.window
+        outcome = prepared.outcome
         w.show_loaded_outcome(outcome)
         summary = self.tr("Opened the workspace {0}: {1} pairs among {2} files, screened {3}.").format(
             outcome.out_dir, len(outcome.candidates), len(outcome.documents), outcome.run.finished
