@@ -6,7 +6,9 @@ scores and review status, the member pairs that are NOT directly similar (linked
 another member), and links cut for grouping. "Show pair" (or a double click) selects a link in the
 candidate table, so the diff and the decision form follow; "Cut this link (for grouping only)"
 splits a group without touching the pair's review. The view emits ``cuts_changed``; the window
-keeps the cuts in the session.
+keeps the cuts in the session. Grouping is computed here by default; a window with many pairs sets
+``run_in_background`` so it runs in a job thread (``set_computing`` shows that it is under way, and
+``set_candidates`` also takes groups computed elsewhere).
 Imports PySide6 only.
 """
 
@@ -209,6 +211,9 @@ class GroupsView(QWidget):
 
     def __init__(self, status_of: Callable[[Pair], str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # (work, done): run ``work()`` somewhere and call ``done(groups)`` on the GUI thread; None: here.
+        self.run_in_background: Callable[[Callable[[], list[Group]], Callable[[list[Group]], None]], None] | None = None
+        self._grouping = 0  # the latest grouping asked for (older answers are dropped)
         self._candidates: list[Candidate] = []
         self._docs: dict[str, Document] = {}
         self._cuts: set[Pair] = set()
@@ -255,7 +260,9 @@ class GroupsView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(splitter, 1)
 
-        self.larger_only.toggled.connect(lambda _on: self._regroup())
+        self._all_groups: list[Group] = []
+        self._pending = False  # a grouping runs in the background; its answer applies the switch
+        self.larger_only.toggled.connect(lambda _on: self._pending or self._show_groups(self._all_groups, None))
         self.groups_table.selectionModel().currentRowChanged.connect(lambda *_: self._group_chosen())
         self.links_table.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
         # A click (or Enter) on a pair shows it below; selecting a group by code never moves the review.
@@ -284,10 +291,27 @@ class GroupsView(QWidget):
         return table
 
     # -- content ------------------------------------------------------------------------------
-    def set_candidates(self, candidates: list[Candidate], documents: dict[str, Document], cuts: set[Pair]) -> None:
-        """Group a screen's pairs (cut links do not join groups)."""
+    def set_candidates(
+        self,
+        candidates: list[Candidate],
+        documents: dict[str, Document],
+        cuts: set[Pair],
+        groups: list[Group] | None = None,
+    ) -> None:
+        """Group a screen's pairs (cut links do not join groups); ``groups``: already grouped so."""
         self._candidates, self._docs, self._cuts = list(candidates), dict(documents), set(cuts)
-        self._regroup()
+        self._regroup(groups=groups)
+
+    def set_computing(self) -> None:
+        """Empty the tables and say that grouping is under way."""
+        self._grouping += 1
+        self._pending = True
+        self._candidates, self._docs, self._all_groups = [], {}, []
+        self.groups_model.set_groups([], {})
+        self.links_model.set_group(None, {})
+        self.members_label.setText("")
+        self.summary.setText(self.tr("Grouping the pairs…"))
+        self._update_buttons()
 
     def cuts(self) -> set[Pair]:
         return set(self._cuts)
@@ -310,9 +334,25 @@ class GroupsView(QWidget):
     def select_link_row(self, row: int) -> None:
         self.links_table.selectRow(row)
 
-    def _regroup(self, keep: str | None = None) -> None:
-        groups = build_groups(self._candidates, self._docs, self._cuts)
+    def _regroup(self, keep: str | None = None, groups: list[Group] | None = None) -> None:
+        self._grouping += 1
+        if groups is not None or self.run_in_background is None:
+            self._show_groups(build_groups(self._candidates, self._docs, self._cuts) if groups is None else groups, keep)
+            return
+        token = self._grouping
+        candidates, docs, cuts = self._candidates, self._docs, set(self._cuts)
+
+        def done(found: list[Group]) -> None:
+            if token == self._grouping:
+                self._show_groups(found, keep)
+
+        self._pending = True
+        self.summary.setText(self.tr("Grouping the pairs…"))
+        self.run_in_background(lambda: build_groups(candidates, docs, cuts), done)
+
+    def _show_groups(self, groups: list[Group], keep: str | None) -> None:
         shown = [g for g in groups if len(g.members) >= 3] if self.larger_only.isChecked() else groups
+        self._all_groups, self._pending = groups, False
         self.groups_model.set_groups(shown, self._docs)
         chained = sum(1 for g in groups if g.indirect_total)
         self.summary.setText(self.tr(

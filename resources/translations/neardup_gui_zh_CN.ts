@@ -14,7 +14,7 @@
         <translation>另一侧在此处有而本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/diff_pane.py" line="+212"/>
+        <location filename="../../neardup_gui/ui/diff_pane.py" line="+303"/>
         <source>The other side has text here that this side lacks</source>
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
@@ -320,7 +320,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>CandidateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/candidate_model.py" line="+104"/>
+        <location filename="../../neardup_gui/ui/candidate_model.py" line="+114"/>
         <source>Left file</source>
         <translation>左侧文件</translation>
     </message>
@@ -440,7 +440,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
         <translation>由哪种方法提出此文本对</translation>
     </message>
     <message>
-        <location line="+172"/>
+        <location line="+213"/>
         <source>{0} (stale: file changed)</source>
         <translation>{0}（已过期：文件已改动）</translation>
     </message>
@@ -470,7 +470,7 @@ Changed since the screen: its text is not shown; screen again.</source>
 <context>
     <name>CandidateView</name>
     <message>
-        <location filename="../../neardup_gui/ui/candidate_view.py" line="+62"/>
+        <location filename="../../neardup_gui/ui/candidate_view.py" line="+65"/>
         <source>Search file names</source>
         <translation>搜索文件名</translation>
     </message>
@@ -510,7 +510,7 @@ Changed since the screen: its text is not shown; screen again.</source>
         <translation>无标记</translation>
     </message>
     <message>
-        <location line="+114"/>
+        <location line="+153"/>
         <source>{0} of {1} pairs</source>
         <translation>{1} 对中的 {0} 对</translation>
     </message>
@@ -1051,7 +1051,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/files_view.py" line="+60"/>
+        <location filename="../../neardup_gui/ui/files_view.py" line="+66"/>
         <source>Path</source>
         <translation>路径</translation>
     </message>
@@ -1094,17 +1094,17 @@ Results written to: {1}</source>
 <context>
     <name>FilesView</name>
     <message>
-        <location line="+114"/>
+        <location line="+130"/>
         <source>Only files not compared</source>
         <translation>只看未参与比较的文件</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>No files yet: choose a source folder and screen it.</source>
         <translation>还没有文件：请选择源文件夹并进行筛查。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
         <source>{0} files. {1}</source>
         <translation>{0} 个文件。{1}</translation>
     </message>
@@ -1112,7 +1112,7 @@ Results written to: {1}</source>
 <context>
     <name>GroupsModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/groups_view.py" line="+71"/>
+        <location filename="../../neardup_gui/ui/groups_view.py" line="+73"/>
         <source>Links</source>
         <translation>关联</translation>
     </message>
@@ -1175,7 +1175,7 @@ Results written to: {1}</source>
 <context>
     <name>GroupsView</name>
     <message>
-        <location line="+145"/>
+        <location line="+148"/>
         <source>Only groups of 3 or more</source>
         <translation>只看 3 篇及以上的分组</translation>
     </message>
@@ -1200,7 +1200,13 @@ Results written to: {1}</source>
         <translation>恢复关联</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+75"/>
+        <location line="+37"/>
+        <source>Grouping the pairs…</source>
+        <translation>正在分组…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Groups of documents joined by candidate pairs: {0} ({1} shown), {2} with member pairs that are not directly similar. Groups help you find your way; every decision is about one pair.</source>
         <translation>由候选文本对连成的文档分组：{0} 个（显示 {1} 个），其中 {2} 个包含并不直接相似的成员文本对。分组只帮助你浏览；每条结论都只针对一个文本对。</translation>
     </message>
@@ -1325,7 +1331,7 @@ Results written to: {1}</source>
 <context>
     <name>LinksModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/groups_view.py" line="-188"/>
+        <location filename="../../neardup_gui/ui/groups_view.py" line="-226"/>
         <source>Left file</source>
         <translation>左侧文件</translation>
     </message>
@@ -1418,7 +1424,7 @@ Results written to: {1}</source>
         <translation>源文件夹</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+54"/>
         <source>Choose the source folder</source>
         <translation>选择源文件夹</translation>
     </message>
@@ -1516,7 +1522,7 @@ Results written to: {1}</source>
 <context>
     <name>OverviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/overview_controller.py" line="+61"/>
+        <location filename="../../neardup_gui/ui/overview_controller.py" line="+132"/>
         <source>That pair is not in the table.</source>
         <translation>表格中没有这个文本对。</translation>
     </message>
@@ -1844,7 +1850,7 @@ Results written to: {1}</source>
 <context>
     <name>ReviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/review_controller.py" line="+98"/>
+        <location filename="../../neardup_gui/ui/review_controller.py" line="+120"/>
         <source>No workspace: decisions are kept until the window closes.</source>
         <translation>没有工作区：结论只保留到窗口关闭为止。</translation>
     </message>
@@ -2299,7 +2305,7 @@ Results written to: {1}</source>
 <context>
     <name>WorkspaceController</name>
     <message>
-        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+91"/>
+        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+97"/>
         <source>Open a workspace (a folder with session.sqlite)</source>
         <translation>打开工作区（含有 session.sqlite 的文件夹）</translation>
     </message>
@@ -2324,7 +2330,7 @@ Results written to: {1}</source>
         <translation>正在打开工作区 {0}…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+30"/>
         <source>Opened the workspace {0}: {1} pairs among {2} files, screened {3}.</source>
         <translation>已打开工作区 {0}：{2} 个文件中有 {1} 个文本对，筛查于 {3}。</translation>
     </message>

@@ -314,6 +314,7 @@ def test_highlights_land_on_the_right_text_with_cjk_extension_b_characters(make_
 def test_escape_says_cancelling_at_once_and_the_screen_stops(screened, qtbot) -> None:
     window = screened
     show_active(window, qtbot)
+    window.tabs.setCurrentWidget(window.overview.boilerplate_view)  # its search starts, the screen interrupts it
     clicked = threading.Event()
     labels: list[str] = []
 

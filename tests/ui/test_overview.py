@@ -82,6 +82,8 @@ def test_the_window_groups_a_real_chain_and_keeps_cut_links_in_the_session(make_
         ("a.txt", "b.txt"), ("b.txt", "c.txt"),
     ]  # fmt: skip
     view = window.overview.groups_view
+    window.tabs.setCurrentWidget(view)  # grouping runs when the tab is first shown
+    qtbot.waitUntil(lambda: len(view.groups()) == 1, timeout=SCREEN_TIMEOUT_MS)
     (group,) = view.groups()
     assert [names[m] for m in group.members] == ["a.txt", "b.txt", "c.txt"]
     assert [(names[i.left], names[i.right]) for i in group.indirect] == [("a.txt", "c.txt")]
@@ -91,13 +93,15 @@ def test_the_window_groups_a_real_chain_and_keeps_cut_links_in_the_session(make_
                      pos=view.links_table.visualRect(view.links_model.index(1, 0)).center())  # fmt: skip
     assert window.candidate_view.current_candidate().key == link.key  # the click shows the pair below
     view.cut_current_link()
-    assert view.groups() == []  # no group of three left
+    qtbot.waitUntil(lambda: view.groups() == [], timeout=SCREEN_TIMEOUT_MS)  # no group of three left
     assert cuts_from_text(window.review.store.ui_value(GROUP_CUTS_KEY)) == {link.key}
     window.close()
     again = make_window(source)
     again.params_panel.set_params(ScreenParams(method=METHOD_JACCARD))
     with qtbot.waitSignal(again.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         again.start_screen()
+    again.tabs.setCurrentWidget(again.overview.groups_view)
+    qtbot.waitUntil(lambda: not again.jobs.busy("groups"), timeout=SCREEN_TIMEOUT_MS)
     assert again.overview.groups_view.cuts() == {link.key}
     assert again.overview.groups_view.groups() == []
 
@@ -105,6 +109,7 @@ def test_the_window_groups_a_real_chain_and_keeps_cut_links_in_the_session(make_
 def test_the_boilerplate_view_lists_the_column_header_of_the_sample(screened, qtbot, tmp_path: Path) -> None:
     window = screened
     view = window.overview.boilerplate_view
+    window.tabs.setCurrentWidget(view)  # the search starts when the tab is first shown
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)
     passages = view.model.passages()
     header = next(p for p in passages if "【基层来稿】" in p.text)
@@ -123,6 +128,7 @@ def test_the_boilerplate_view_lists_the_column_header_of_the_sample(screened, qt
 
 def test_raising_the_minimum_document_count_recomputes_the_list(screened, qtbot) -> None:
     view = screened.overview.boilerplate_view
+    screened.tabs.setCurrentWidget(view)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)
     view.min_docs_spin.setValue(3)
     qtbot.waitUntil(lambda: "at least 3" in view.summary.text(), timeout=SCREEN_TIMEOUT_MS)
