@@ -192,11 +192,16 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
     for members in groups:
         by_method[METHOD_EXACT].update(exact.pairs_within(members))
 
+    subset: np.ndarray | None = None
     if prepared.signatures is not None:
-        sigs = prepared.signatures[np.asarray(reps, dtype=np.int64)]
+        # Every document's own row (identical texts have identical rows); LSH reads the
+        # representatives' rows through ``subset`` without copying them.
+        sigs, rep_rows = prepared.signatures, list(range(n))
+        subset = np.asarray(reps, dtype=np.int64) if len(reps) < n else None
     else:
         sigs = signatures([prepared.hashes[r] for r in reps], params.num_perm, params.seed, progress)
-    proposals = Proposals(by_method, group_of, sigs, list(group_of))
+        rep_rows = list(group_of)
+    proposals = Proposals(by_method, group_of, sigs, rep_rows)
 
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:
         return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups[gi], groups[gj])]
@@ -204,7 +209,7 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
     method = params.method
     if method == METHOD_MINHASH:
         bands, rows = banding(params)
-        rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress)
+        rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress, subset)
         found = by_method[METHOD_MINHASH] = set()
         for gi, gj in rep_pairs.tolist():
             found.update(expand(gi, gj))

@@ -40,6 +40,7 @@ from neardup_gui.core import shingles as sh
 from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import sampled
+from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.methods.minhash_lsh import signatures
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
@@ -314,11 +315,16 @@ def prepare(
     where: list[int] = [0] * total  # index inside that batch
     done = len(reuse)
 
+    collected = [0]
+
     def collect(batch: _Batch) -> _Batch:
         nonlocal done
         for n, p in enumerate(batch.positions):
             slots[p], where[p] = batch, n
         done += len(batch.positions)
+        collected[0] += 1
+        if collected[0] % 64 == 0:
+            release_free_memory()  # the batches' temporaries (a long prepare's own peak)
         progress.report("normalize", done, total)
         return batch
 
@@ -351,7 +357,8 @@ def prepare(
     out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
     counter = _BoilerCounter(boiler)
     kept_hashes: list[np.ndarray] = []
-    sig_rows: list[np.ndarray] = []
+    sigs = np.empty((total, params.num_perm), dtype=np.uint32)
+    rows = 0
     sizes: list[int] = []
     hits: list[np.ndarray] = []
     for p in range(total):
@@ -384,12 +391,13 @@ def prepare(
         out.digests.append(digest)
         out.normalized_chars.append(chars)
         out.samples.append(sample)
-        sig_rows.append(sig)
+        sigs[rows] = sig
+        rows += 1
         hits.append(hit)
     slots.clear()
     out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
-    out.signatures = np.stack(sig_rows) if sig_rows else np.zeros((0, params.num_perm), dtype=np.uint32)
+    out.signatures = sigs if rows == total else sigs[:rows].copy()
     out.template = counter.index(params)
     out.reused = sum(1 for e in reuse.values() if e >= 0)
     if keys is not None:

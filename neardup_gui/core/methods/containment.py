@@ -101,7 +101,6 @@ def containment_pairs(
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
     # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
     order = np.argsort(keys).astype(idx_type)
-    post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
     post_keys = keys[order]
     del keys  # the samples list holds the same values in document order
     progress.check()
@@ -112,7 +111,9 @@ def containment_pairs(
     group_start = np.flatnonzero(head).astype(idx_type)
     group = np.empty(total_entries, dtype=idx_type)
     group[order] = np.cumsum(head, dtype=idx_type) - 1
-    del head, order
+    del head
+    post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
+    del order
     group_size = np.diff(np.append(group_start, idx_type(total_entries))).astype(idx_type)
     ignored = int(np.count_nonzero(group_size > bucket_cap))
     progress.check()

@@ -230,15 +230,19 @@ def signatures(
     return out
 
 
-def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
-    """One 64-bit key per (document, band): shape (documents, bands)."""
-    n = sigs.shape[0]
+def band_keys(sigs: np.ndarray, bands: int, rows: int, subset: np.ndarray | None = None) -> np.ndarray:
+    """One 64-bit key per (document, band): shape (documents, bands).
+
+    ``subset``: use only these rows of ``sigs`` (in this order), without copying all of them.
+    """
+    n = sigs.shape[0] if subset is None else int(subset.size)
     keys = np.empty((n, bands), dtype=np.uint64)
     mult = np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
         for band in range(bands):
             # One band's columns widened at a time (not a uint64 copy of every signature).
-            s = sigs[:, band * rows : (band + 1) * rows].astype(np.uint64)
+            cols = sigs[:, band * rows : (band + 1) * rows]
+            s = (cols if subset is None else cols[subset]).astype(np.uint64)
             h = np.full(n, np.uint64(band + 1) * mult, dtype=np.uint64)
             for r in range(rows):
                 h ^= s[:, r]
@@ -320,15 +324,22 @@ def unique_pairs(pairs: np.ndarray, n_docs: int) -> np.ndarray:
 
 
 def lsh_pairs(
-    sigs: np.ndarray, bands: int, rows: int, bucket_cap: int, progress: Progress = NULL_PROGRESS
+    sigs: np.ndarray,
+    bands: int,
+    rows: int,
+    bucket_cap: int,
+    progress: Progress = NULL_PROGRESS,
+    subset: np.ndarray | None = None,
 ) -> tuple[np.ndarray, int]:
     """Candidate pairs of documents (row indices of ``sigs``) sharing at least one band.
+
+    ``subset``: only these rows take part; the pairs then index ``subset`` (0..len-1).
 
     Returns:
         (sorted unique pairs, shape (n, 2), i < j; number of capped buckets).
     """
-    n = sigs.shape[0]
-    keys = band_keys(sigs, bands, rows)
+    n = sigs.shape[0] if subset is None else int(subset.size)
+    keys = band_keys(sigs, bands, rows, subset)
     members = np.arange(n, dtype=np.int64)
     chunks: list[np.ndarray] = []
     capped = 0
