@@ -286,16 +286,22 @@ def prepare(
         the window hashes in text order serve the signatures and the samples, and no set is sorted."""
         progress.check()
         cps_list = normalize_batch([texts[doc_ids[p]] for p in positions], params.normalize)
-        hash_list = sh.shingle_sets(cps_list, params.k) if full else sh.window_lists(cps_list, params.k)
+        if full:
+            hash_list = sh.shingle_sets(cps_list, params.k)
+        else:
+            windows, lo, hi = sh.window_buffer(cps_list, params.k)
+            hash_list = [windows[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
         signable = [h for h in hash_list if h.size]
         sigs = (
             signatures(signable, params.num_perm, params.seed, backend=backend, threads=1)
             if signable
             else np.zeros((0, params.num_perm), dtype=np.uint32)
         )
-        samples = [sampled(h, params.containment_sample) for h in hash_list]
-        if not full:
-            samples = [sh.sorted_unique(x) for x in samples]
+        if full:
+            samples = [sampled(h, params.containment_sample) for h in hash_list]
+        else:
+            # One pass over the whole batch, then a slice per document.
+            samples = _batch_samples(windows, lo, hi, params.containment_sample)
         out = _Batch(
             positions,
             [exact.normalized_digest(c) if h.size else b"" for c, h in zip(cps_list, hash_list)],
@@ -308,7 +314,11 @@ def prepare(
         )
         out.sig_row = (np.cumsum([1 if h.size else 0 for h in hash_list]) - 1).tolist()
         if boiler is not None:
-            out.boiler_hits = [_hits(h, boiler, unique=not full) for h in hash_list]
+            table = _prefilter(boiler)
+            if full:
+                out.boiler_hits = [_hits(h, boiler, False, table) for h in hash_list]
+            else:
+                out.boiler_hits = _batch_hits(windows, lo, hi, boiler, table)
         return out
 
     slots: list[_Batch | None] = [None] * total  # batch holding each computed position
@@ -345,8 +355,9 @@ def prepare(
             boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
                                          options=params.normalize, progress=progress).boilerplate  # fmt: skip
             del sets
+            table = _prefilter(boiler)
             for b in first:
-                b.boiler_hits = [_hits(h, boiler) for h in b.hashes]
+                b.boiler_hits = [_hits(h, boiler, False, table) for h in b.hashes]
                 if not keep_hashes:
                     b.hashes = []
             sample_set = set(sample)
@@ -441,17 +452,81 @@ def _batches(positions: Sequence[int]) -> list[list[int]]:
     return [list(positions[i : i + BATCH]) for i in range(0, len(positions), BATCH)]
 
 
-def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False) -> np.ndarray:
+_PREFILTER_SHIFT = np.uint64(48)
+
+
+def _prefilter(candidates: np.ndarray) -> np.ndarray:
+    """A 65,536-entry table: True where some candidate has those top 16 bits."""
+    table = np.zeros(1 << 16, dtype=bool)
+    table[(candidates >> _PREFILTER_SHIFT).astype(np.intp)] = True
+    return table
+
+
+def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, table: np.ndarray | None = None) -> np.ndarray:
     """Positions in ``candidates`` (sorted) of the hashes of one document found there.
 
     ``unique``: the hashes may repeat (window hashes); each position is then given once.
+    ``table``: ``_prefilter(candidates)``; most hashes are ruled out by one lookup in it (a
+    binary search of every window hash cost more than the rest of a prepare).
     """
     if candidates.size == 0 or hashes.size == 0:
         return np.zeros(0, dtype=np.int64)
+    if table is not None:
+        hashes = hashes[table[(hashes >> _PREFILTER_SHIFT).astype(np.intp)]]
+        if hashes.size == 0:
+            return np.zeros(0, dtype=np.int64)
     idx = np.searchsorted(candidates, hashes)
     idx[idx >= candidates.size] = 0
     found = idx[candidates[idx] == hashes]
     return np.unique(found) if unique and found.size > 1 else found
+
+
+def _in_sample(hashes: np.ndarray, sample: int) -> np.ndarray:
+    """Mask of the hashes in the containment sampling class (as ``containment.sampled``)."""
+    if sample <= 1:
+        return np.ones(hashes.size, dtype=bool)
+    if sample & (sample - 1) == 0:
+        return (hashes & np.uint64(sample - 1)) == 0
+    return (hashes % np.uint64(sample)) == 0
+
+
+_NO_HITS = np.zeros(0, dtype=np.int64)
+
+
+def _batch_samples(windows: np.ndarray, lo: np.ndarray, hi: np.ndarray, sample: int) -> list[np.ndarray]:
+    """``sorted_unique(sampled(windows[lo[i]:hi[i]]))`` for every document of a batch, with one
+    sort for the batch (views into one array) instead of one per document."""
+    picked = np.flatnonzero(_in_sample(windows, sample))
+    owner = np.searchsorted(lo, picked, side="right") - 1
+    inside = picked < hi[owner]  # windows spanning two documents belong to none
+    values, owner = windows[picked[inside]], owner[inside]
+    order = np.lexsort((values, owner))
+    values, owner = values[order], owner[order]
+    if values.size > 1:
+        first = np.empty(values.size, dtype=bool)
+        first[0] = True
+        np.not_equal(values[1:], values[:-1], out=first[1:])
+        first[1:] |= owner[1:] != owner[:-1]
+        values, owner = values[first], owner[first]
+    cuts = np.searchsorted(owner, np.arange(lo.size + 1)).tolist()
+    return [values[cuts[i] : cuts[i + 1]] for i in range(lo.size)]
+
+
+def _batch_hits(
+    windows: np.ndarray, lo: np.ndarray, hi: np.ndarray, candidates: np.ndarray, table: np.ndarray
+) -> list[np.ndarray]:
+    """``_hits(windows[lo[i]:hi[i]], candidates, unique=True)`` for every document of a batch."""
+    if candidates.size == 0 or windows.size == 0:
+        return [_NO_HITS] * lo.size
+    at = np.flatnonzero(table[(windows >> _PREFILTER_SHIFT).astype(np.intp)])
+    pos = np.searchsorted(candidates, windows[at])
+    pos[pos >= candidates.size] = 0
+    ok = candidates[pos] == windows[at]
+    at, pos = at[ok], pos[ok]
+    out = []
+    for a, b in zip(np.searchsorted(at, lo).tolist(), np.searchsorted(at, hi).tolist()):
+        out.append(np.unique(pos[a:b]) if b > a else _NO_HITS)
+    return out
 
 
 def _kernel_ready() -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "shingle_set",
     "shingle_sets",
     "sorted_unique",
+    "window_buffer",
     "window_lists",
     "fmix64",
     "minhash_values",
@@ -121,6 +122,21 @@ def shingle_strings(text: str, hashes_in_order: np.ndarray, wanted: np.ndarray, 
             if len(out) >= limit:
                 break
     return out
+
+
+def window_buffer(cps_list: list[np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Window hashes of many documents in one buffer: ``(windows, lo, hi)``.
+
+    Document ``i``'s windows (text order, duplicates kept) are ``windows[lo[i]:hi[i]]``; entries
+    outside every range span two documents and belong to none.
+    """
+    lengths = np.fromiter((c.size for c in cps_list), dtype=np.int64, count=len(cps_list))
+    bounds = np.zeros(len(cps_list) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    windows = window_hashes(np.concatenate(cps_list), k) if cps_list else np.zeros(0, dtype=np.uint64)
+    lo = bounds[:-1]
+    hi = np.maximum(bounds[1:] - k + 1, lo)
+    return windows, lo, hi
 
 
 def window_lists(cps_list: list[np.ndarray], k: int) -> list[np.ndarray]:
