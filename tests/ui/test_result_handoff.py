@@ -1,0 +1,149 @@
+"""Showing a finished screen or an opened workspace (issue #8): the same tables as ever, with the
+session read, the pairs grouped and the boilerplate searched off the GUI thread, the last two only
+when their tab is shown."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from ui_factories import SCREEN_TIMEOUT_MS
+
+from neardup_gui.core.records import REVIEW_KEEP_BOTH, REVIEW_VALID_REVISION
+from neardup_gui.io.session import ReviewSession
+from neardup_gui.ui import overview_controller
+from neardup_gui.ui.candidate_model import CandidateModel, Column
+from neardup_gui.ui.files_view import FileColumn, FilesModel
+from neardup_gui.ui.groups import build_groups
+
+
+def table(model, columns) -> list[tuple]:  # type: ignore[no-untyped-def]
+    return [tuple(model.index(r, c).data() for c in columns) for r in range(model.rowCount())]
+
+
+def decide(window, status: str, reviewer: str = "张编辑") -> None:  # type: ignore[no-untyped-def]
+    form = window.decision_form
+    form.reviewer_edit.setText(reviewer)
+    assert form.choose_status(status)
+
+
+@pytest.fixture
+def session_threads(monkeypatch: pytest.MonkeyPatch) -> list[threading.Thread]:
+    """The threads that read every pair's review state from a session (the read that grows with it)."""
+    threads: list[threading.Thread] = []
+    real = ReviewSession.pair_states
+
+    def recording(self, run_id=None):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return real(self, run_id)
+
+    monkeypatch.setattr(ReviewSession, "pair_states", recording)
+    return threads
+
+
+def test_a_screen_shows_the_candidates_and_files_as_the_outcome_holds_them(screened, qtmodeltester) -> None:
+    window = screened
+    outcome = window.outcome
+    # What the tables showed before the hand-off moved work off the GUI thread: models fed directly.
+    reference = CandidateModel()
+    reference.set_candidates(outcome.candidates, outcome.documents_by_id)
+    reference.sort(Column.JACCARD, Qt.SortOrder.DescendingOrder)
+    window.candidate_model.sort(Column.JACCARD, Qt.SortOrder.DescendingOrder)
+    assert len(outcome.candidates) > 5
+    assert table(window.candidate_model, list(Column)) == table(reference, list(Column))
+    files = FilesModel()
+    files.set_documents(outcome.documents)
+    assert table(window.files_model, list(FileColumn)) == table(files, list(FileColumn))
+    assert window.files_model.rowCount() == len(outcome.documents)
+    assert window.candidate_view.current_candidate() is not None  # a pair is selected, its diff shown
+    window.files_view.problems_only.setChecked(True)
+    shown = [window.files_model.document(r) for r in range(window.files_model.rowCount())]
+    assert shown and all(not d.usable for d in shown)
+    qtmodeltester.check(window.files_view.proxy)
+    window.files_view.problems_only.setChecked(False)
+    assert window.files_model.rowCount() == len(outcome.documents)
+
+
+def test_the_stored_decisions_are_read_off_the_gui_thread(make_window, sample: Path, qtbot, session_threads) -> None:
+    window = make_window(sample)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    assert session_threads  # read once for the hand-off ...
+    assert threading.main_thread() not in session_threads  # ... never by the window's thread
+    pair = window.candidate_view.current_candidate().key
+    decide(window, REVIEW_VALID_REVISION)
+    session_threads.clear()
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()  # the same folder again: the decision still shows
+    assert session_threads and threading.main_thread() not in session_threads
+    row = window.candidate_model.row_of(pair)
+    assert window.candidate_model.index(row, Column.STATUS).data() == "Valid revision · 有效修订"
+
+
+def test_decisions_saved_before_reopening_a_workspace_still_show(screened, make_window, qtbot, session_threads) -> None:
+    window = screened
+    view = window.candidate_view
+    view.select_proxy_row(1)
+    first = view.current_candidate().key
+    decide(window, REVIEW_KEEP_BOTH)
+    view.select_proxy_row(2)
+    second = view.current_candidate().key
+    decide(window, REVIEW_VALID_REVISION, "李审校")
+    window.close()
+    session_threads.clear()
+    again = make_window()
+    with qtbot.waitSignal(again.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert again.workspaces.open_workspace(window.workspace)
+    assert session_threads and threading.main_thread() not in session_threads
+    model = again.candidate_model
+    assert model.status_of(first) == REVIEW_KEEP_BOTH and model.status_of(second) == REVIEW_VALID_REVISION
+    assert model.index(model.row_of(second), Column.STATUS).data() == "Valid revision · 有效修订"
+    assert again.candidate_view.current_candidate().key == second  # the pair selected last
+    assert again.files_model.rowCount() == len(window.outcome.documents)
+
+
+def test_reopening_the_workspace_shown_counts_the_decisions_made_meanwhile(screened, qtbot) -> None:
+    window = screened
+    pair = window.candidate_view.current_candidate().key
+    decide(window, REVIEW_KEEP_BOTH)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.workspaces.open_workspace(window.workspace)
+    assert window.candidate_model.status_of(pair) == REVIEW_KEEP_BOTH
+
+
+def test_the_groups_tab_groups_the_pairs_when_first_shown_in_a_job_thread(
+    screened, qtbot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = screened
+    threads: list[threading.Thread] = []
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return build_groups(*args, **kwargs)
+
+    monkeypatch.setattr(overview_controller, "build_groups", recording)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    view = window.overview.groups_view
+    assert threads == [] and view.groups() == []  # not grouped while the tab is hidden
+    assert view.summary.text() == "Grouping the pairs…"
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: bool(view.groups()) or "Groups of documents" in view.summary.text(),
+                    timeout=SCREEN_TIMEOUT_MS)  # fmt: skip
+    assert threads and threading.main_thread() not in threads
+    outcome = window.outcome
+    view.larger_only.setChecked(False)
+    expected = build_groups(outcome.candidates, outcome.documents_by_id)
+    assert [g.members for g in view.groups()] == [g.members for g in expected]
+    assert [sorted(c.key for c in g.links) for g in view.groups()] == [sorted(c.key for c in g.links) for g in expected]
+
+
+def test_the_boilerplate_search_waits_for_its_tab(screened, qtbot) -> None:
+    window = screened
+    view = window.overview.boilerplate_view
+    assert "boilerplate" not in window.jobs.running_names() and view.model.rowCount() == 0
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)
+    assert any("【基层来稿】" in p.text for p in view.model.passages())
