@@ -12,6 +12,8 @@ Imports numpy and ``neardup_gui.core`` only (no Qt).
 
 from __future__ import annotations
 
+import threading
+
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any
@@ -74,6 +76,7 @@ class CandidateColumns:
         self._cache: dict[str, np.ndarray] = {}
         self._doc_ids: list[str] | None = None
         self._doc_index: np.ndarray | None = None  # (2, n) left and right document indices
+        self._doc_lock = threading.Lock()
         self._paths_folded: list[str] | None = None
         self._flag_codes: tuple[np.ndarray, list[tuple[str, ...]]] | None = None
         # Statuses: codes into self.status_names; the known statuses first, in their display order.
@@ -115,7 +118,16 @@ class CandidateColumns:
         return self._status == code
 
     # -- documents ----------------------------------------------------------------------------
+    def prewarm(self) -> None:
+        """Build the document index in a background thread (for a large list, ~1 s per million
+        rows and side) so that the first sort or search by file does not wait for all of it."""
+        threading.Thread(target=self._documents, name="neardup-columns", daemon=True).start()
+
     def _documents(self) -> tuple[list[str], np.ndarray]:
+        with self._doc_lock:
+            return self._build_documents()
+
+    def _build_documents(self) -> tuple[list[str], np.ndarray]:
         if self._doc_ids is None or self._doc_index is None:
             index: dict[str, int] = {doc_id: i for i, doc_id in enumerate(self._docs)}
             n = len(self._rows)

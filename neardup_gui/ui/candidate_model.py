@@ -93,6 +93,10 @@ _KEYS = {
 _COLUMNS = tuple(Column)
 
 
+# From this many rows the document index of the file columns is built in the background at load.
+PREWARM_ROWS = 50_000
+
+
 class CandidateModel(QAbstractTableModel):
     """Table of candidate pairs with their documents and review statuses."""
 
@@ -167,6 +171,8 @@ class CandidateModel(QAbstractTableModel):
         self._base_of = None
         self._set_order(np.arange(len(self._rows), dtype=np.intp))
         self.columns = CandidateColumns(self._rows, self._docs, self._status, self._load_index, methods_text)
+        if len(self._rows) >= PREWARM_ROWS:
+            self.columns.prewarm()
         self.endResetModel()
 
     def set_statuses(self, statuses: Mapping[Pair, str]) -> None:
