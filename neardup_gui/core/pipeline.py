@@ -332,16 +332,11 @@ def screen(
         )
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
-    memo = None
-    if (
-        previous is not None
-        and proposals.tfidf is None
-        and _as_json(previous.params) == _as_json(params.to_dict())
-        and np.array_equal(previous.template, template.boilerplate)
-    ):
-        memo = previous.pairs
+    memo, touched = None, None
+    if previous is not None and proposals.tfidf is None and _as_json(previous.params) == _as_json(params.to_dict()):
+        memo, touched = previous.pairs, _touched_by_template_change(prepared, previous.template, template.boilerplate)
     kept, rejected, taken = _verify_and_flag(
-        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo
+        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched
     )
     counts["pairs_from_previous_run"] = taken
     counts["proposed_pairs"] = len(all_pairs)
@@ -378,10 +373,12 @@ def _verify_and_flag(
     template: flagmod.TemplateIndex,
     progress: Progress,
     memo: Mapping[tuple[str, str], Candidate] | None = None,
+    touched: np.ndarray | None = None,
 ) -> tuple[list[Candidate], int, int]:
     """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
 
-    Pairs found in ``memo`` (by the SHA-256 of both files) are taken from it instead.
+    Pairs found in ``memo`` (by the SHA-256 of both files) are taken from it instead, unless both
+    documents are ``touched`` (both hold a shingle whose boilerplate status changed since).
 
     Returns:
         (kept candidates, number rejected, number taken from ``memo``).
@@ -401,7 +398,7 @@ def _verify_and_flag(
                 if left.path > right.path:
                     left, right = right, left
                 old = memo.get((left.sha256, right.sha256)) if left.sha256 and right.sha256 else None
-                if old is None:
+                if old is None or (touched is not None and touched[i] and touched[j]):
                     todo.append((i, j))
                 else:
                     methods = proposals.methods_of((min(i, j), max(i, j)))
@@ -416,6 +413,24 @@ def _verify_and_flag(
         progress.report("verify", min(lo + VERIFY_CHUNK, total), total)
     progress.report("flags", len(kept), len(kept))
     return kept, rejected, taken
+
+
+def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """Per document: does it hold a shingle that is boilerplate now and was not before, or the
+    reverse? A pair's template flag can only change when both of its documents do.
+
+    Every such shingle is among ``prepared.boiler`` (both indexes count only those), so each
+    document's ``boiler_hits`` answer it; without them, every document counts as touched.
+    """
+    n = len(prepared)
+    changed = np.setxor1d(before, now)
+    if changed.size == 0:
+        return np.zeros(n, dtype=bool)
+    boiler, hits = prepared.boiler, prepared.boiler_hits
+    if boiler is None or hits is None or not np.isin(changed, boiler).all():
+        return np.ones(n, dtype=bool)
+    changed_pos = np.searchsorted(boiler, changed)
+    return np.fromiter((h.size > 0 and bool(np.isin(h, changed_pos).any()) for h in hits), dtype=bool, count=n)
 
 
 def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, str], scope: str) -> int:

@@ -135,6 +135,8 @@ class Prepared:
         template: The corpus-wide boilerplate index, or None (then built from ``hashes``).
         cache: This run's entries for the next run (when ``prepare`` was given file keys).
         reused: Number of documents taken from an earlier run's cache.
+        boiler: The hashes that may be boilerplate (``template`` holds those that are).
+        boiler_hits: Per index, the positions in ``boiler`` of the hashes the document holds.
     """
 
     doc_ids: list[str]
@@ -149,6 +151,8 @@ class Prepared:
     template: TemplateIndex | None = None
     cache: PrepareCache | None = None
     reused: int = 0
+    boiler: np.ndarray | None = None
+    boiler_hits: list[np.ndarray] | None = None
     _index: dict[str, int] = field(default_factory=dict)
 
     def index(self, doc_id: str) -> int:
@@ -411,6 +415,7 @@ def prepare(
     out.signatures = sigs if rows == total else sigs[:rows].copy()
     out.template = counter.index(params)
     out.reused = sum(1 for e in reuse.values() if e >= 0)
+    out.boiler, out.boiler_hits = boiler, hits
     if keys is not None:
         out.cache = _new_cache(out, keys, boiler, hits, params)
     progress.report("shingle", total, total)

@@ -199,3 +199,42 @@ def test_the_cache_is_ignored_when_too_much_changed_or_the_parameters_differ() -
     again = prepare(ids, changed, PARAMS, keep_hashes=False, keys=_keys(changed), cache=first.cache)
     assert again.reused == 0
     _same(again, prepare(ids, changed, PARAMS, keep_hashes=False))
+
+
+def test_pairs_taken_from_an_earlier_screen_are_those_the_boilerplate_change_cannot_affect() -> None:
+    import hashlib
+
+    from neardup_gui.core.pipeline import PairMemo
+
+    rng = random.Random(12)
+    footer = "\n责任编辑：王小明 本栏目稿件均经作者授权发布，未经许可不得转载使用，违者必究。"
+    texts: dict[str, str] = {}
+    for i in range(200):
+        body = _text(rng, rng.randrange(300, 500))
+        texts[f"s{i:03d}"] = body + (footer if i % 25 == 0 else "")  # 4 %: not boilerplate yet
+        if i % 4 == 0:  # a light edit of every fourth, with the same ending
+            chars = list(texts[f"s{i:03d}"])
+            for _ in range(3):
+                chars[rng.randrange(200)] = "改"
+            texts[f"t{i:03d}"] = "".join(chars)
+    params = PARAMS.with_(all_scores="never")
+
+    def run(corpus, previous=None, cache=None):
+        docs = [
+            Document(d, "src", "v1", f"{d}.txt", 1, 0.0, hashlib.sha256(t.encode()).hexdigest(), "utf-8", len(t), "ok")
+            for d, t in sorted(corpus.items())
+        ]
+        return docs, screen(docs, corpus, params, cache=cache, keep_cache=True, previous=previous)
+
+    docs, first = run(texts)
+    sha = {d.doc_id: d.sha256 for d in docs}
+    memo = PairMemo(params.to_dict(), first.cache.template, {(sha[c.left], sha[c.right]): c for c in first.candidates})
+    changed = dict(texts)
+    for d in ("s001", "s002", "s003", "s005", "s006"):  # 2 % more carry the footer: now 6 %
+        changed[d] = texts[d] + footer
+    _, again = run(changed, previous=memo, cache=first.cache)
+    _, fresh = run(changed)
+    assert again.counts["prepared_from_cache"] > 0
+    assert 0 < again.counts["pairs_from_previous_run"] < len(again.candidates)
+    assert first.cache.template.size == 0 < fresh.cache.template.size  # the footer became boilerplate
+    assert again.candidates == fresh.candidates
