@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import operator
 import os
 import tempfile
 import zipfile
@@ -33,7 +34,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
-_FORMAT = "neardup-prepare-cache-3"
+_FORMAT = "neardup-prepare-cache-4"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -47,28 +48,42 @@ def _split(values: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
     return [values[offsets[i] : offsets[i + 1]] for i in range(offsets.size - 1)]
 
 
+_CAND_FIELDS = tuple(f.name for f in dataclasses.fields(Candidate))
+_SEGMENTS = _CAND_FIELDS.index("segments")
+_EVIDENCE = _CAND_FIELDS.index("evidence")
+_TUPLES = tuple(_CAND_FIELDS.index(n) for n in ("methods", "flags", "shared_sample"))
+_cand_values = operator.attrgetter(*_CAND_FIELDS)
+
+
+def _candidate_row(c: Candidate) -> list:
+    """A candidate as a JSON-ready list in field order (no ``dataclasses.asdict``: 10x faster)."""
+    row = list(_cand_values(c))
+    row[_SEGMENTS] = [(s.left_start, s.left_end, s.right_start, s.right_end) for s in c.segments]
+    row[_EVIDENCE] = [(e.flag, e.left_spans, e.right_spans, e.note) for e in c.evidence]
+    return row
+
+
+def _candidate(row: list) -> Candidate:
+    row = list(row)
+    for i in _TUPLES:
+        row[i] = tuple(row[i])
+    row[_SEGMENTS] = tuple(Segment(*s) for s in row[_SEGMENTS])
+    row[_EVIDENCE] = tuple(
+        FlagEvidence(flag, tuple(map(tuple, left)), tuple(map(tuple, right)), note)
+        for flag, left, right, note in row[_EVIDENCE]
+    )
+    return Candidate(*row)
+
+
 def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
     if memo is None:
         return np.zeros(0, dtype=np.uint8)
     doc = {
+        "fields": _CAND_FIELDS,
         "params": memo.params,
-        "pairs": [[a, b, dataclasses.asdict(c)] for (a, b), c in memo.pairs.items()],
+        "pairs": [[a, b, _candidate_row(c)] for (a, b), c in memo.pairs.items()],
     }
     return np.frombuffer(json.dumps(doc, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-
-
-def _candidate(data: dict) -> Candidate:
-    data = dict(data)
-    for name in ("methods", "flags", "shared_sample"):
-        data[name] = tuple(data[name])
-    data["segments"] = tuple(Segment(**s) for s in data["segments"])
-    data["evidence"] = tuple(
-        FlagEvidence(
-            e["flag"], tuple(tuple(x) for x in e["left_spans"]), tuple(tuple(x) for x in e["right_spans"]), e["note"]
-        )
-        for e in data["evidence"]
-    )
-    return Candidate(**data)
 
 
 def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None) -> Path:
@@ -155,6 +170,8 @@ def load_pairs(workspace: Path | str) -> PairMemo | None:
         if not raw:
             return None
         doc = json.loads(raw.decode("utf-8"))
+        if tuple(doc["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
+            return None
         pairs = {(a, b): _candidate(c) for a, b, c in doc["pairs"]}
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         log.warning("verified pairs in %s could not be read (%s); verifying every pair", path, exc)
