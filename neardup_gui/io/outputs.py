@@ -21,6 +21,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io as _stdio
 import json
@@ -239,6 +240,11 @@ def _safe_column(column: tuple[Any, ...]) -> tuple[Any, ...] | list[Any]:
     return list(map(csv_cell, column))
 
 
+# Rows per slice of work in ``csv_bytes``: each C call (column checks, writerows, encode) covers
+# one slice, so a thread writing 100,000 rows never holds the GIL long enough to stall the window.
+_CSV_SLICE = 2048
+
+
 def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     """A CSV file's bytes: UTF-8 with BOM, CRLF, RFC 4180 quoting, formula-like cells escaped.
 
@@ -250,6 +256,16 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     buf = _stdio.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
+    parts = [codecs.BOM_UTF8]
+    for lo in range(0, max(len(rows), 1), _CSV_SLICE):
+        _write_rows(writer, rows[lo : lo + _CSV_SLICE])
+        parts.append(buf.getvalue().encode("utf-8"))
+        buf.seek(0)
+        buf.truncate()
+    return b"".join(parts)
+
+
+def _write_rows(writer: Any, rows: list[Sequence[Any]]) -> None:
     try:
         widths = set(map(len, rows))
     except TypeError:  # a row without a length
@@ -263,7 +279,6 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
             writer.writerows(zip(*columns_out))
     else:  # no rows, empty rows or rows of different lengths: cell by cell
         writer.writerows([list(map(csv_cell, row)) for row in rows])
-    return buf.getvalue().encode("utf-8-sig")
 
 
 def json_bytes(data: Any) -> bytes:

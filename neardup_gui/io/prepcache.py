@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
-_FORMAT = "neardup-prepare-cache-4"
+_FORMAT = "neardup-prepare-cache-5"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -76,14 +76,14 @@ def _candidate(row: list) -> Candidate:
 
 
 def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
+    """JSON lines: a header (candidate fields, parameters), then one line per pair. One small
+    ``json.dumps`` per line keeps the GIL free for the window between lines."""
     if memo is None:
         return np.zeros(0, dtype=np.uint8)
-    doc = {
-        "fields": _CAND_FIELDS,
-        "params": memo.params,
-        "pairs": [[a, b, _candidate_row(c)] for (a, b), c in memo.pairs.items()],
-    }
-    return np.frombuffer(json.dumps(doc, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    head = dumps({"fields": _CAND_FIELDS, "params": memo.params})
+    lines = [head, *(dumps([a, b, _candidate_row(c)]) for (a, b), c in memo.pairs.items())]
+    return np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
 
 
 def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None) -> Path:
@@ -169,11 +169,15 @@ def load_pairs(workspace: Path | str) -> PairMemo | None:
             template = z["template"]
         if not raw:
             return None
-        doc = json.loads(raw.decode("utf-8"))
-        if tuple(doc["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
+        lines = raw.decode("utf-8").split("\n")
+        head = json.loads(lines[0])
+        if tuple(head["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
             return None
-        pairs = {(a, b): _candidate(c) for a, b, c in doc["pairs"]}
+        pairs = {}
+        for line in lines[1:]:
+            a, b, row = json.loads(line)
+            pairs[(a, b)] = _candidate(row)
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
         log.warning("verified pairs in %s could not be read (%s); verifying every pair", path, exc)
         return None
-    return PairMemo(doc["params"], template, pairs)
+    return PairMemo(head["params"], template, pairs)
