@@ -430,7 +430,12 @@ def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.
     if boiler is None or hits is None or not np.isin(changed, boiler).all():
         return np.ones(n, dtype=bool)
     changed_pos = np.searchsorted(boiler, changed)
-    return np.fromiter((h.size > 0 and bool(np.isin(h, changed_pos).any()) for h in hits), dtype=bool, count=n)
+    sizes = np.fromiter((h.size for h in hits), dtype=np.int64, count=n)
+    touched = np.zeros(n, dtype=bool)
+    if sizes.sum():
+        owner = np.repeat(np.arange(n), sizes)
+        touched[owner[np.isin(np.concatenate(hits), changed_pos)]] = True
+    return touched
 
 
 def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, str], scope: str) -> int:
