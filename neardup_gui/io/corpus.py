@@ -400,47 +400,49 @@ def check_integrity(
         Cancelled: ``progress.check()`` asked to stop.
     """
     root_path = Path(root).resolve()
-    rows = [d for d in documents if d.sha256]
-
-    def examine(chunk: Sequence[Document]) -> list[tuple[str, str]]:
-        found = []
-        for doc in chunk:
-            progress.check()
-            what = _changed(root_path, doc)
-            if what:
-                found.append((doc.path, what))
-        return found
-
-    # Two threads: opening, reading and hashing release the GIL (10,000 files: ~2x faster).
-    chunks = [rows[i : i + _READ_BATCH] for i in range(0, len(rows), _READ_BATCH)]
+    root_text = str(root_path)
     changes: list[tuple[str, str]] = []
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="neardup-check") as pool:
-        for found in pool.map(examine, chunks):
-            changes.extend(found)
+    # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
+    # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
+    for doc in documents:
+        if not doc.sha256:
+            continue
+        progress.check()
+        what = _changed(root_path, root_text, doc)
+        if what:
+            changes.append((doc.path, what))
     return changes
 
 
-def _changed(root_path: Path, doc: Document) -> str:
+def _changed(root_path: Path, root_text: str, doc: Document) -> str:
     """What changed in one file since the scan ("" when nothing did)."""
-    path = fs_path(root_path, doc.path)
+    path = os.path.join(root_text, doc.path) if "\\x" not in doc.path else str(fs_path(root_path, doc.path))
     try:
-        st = os.stat(path)
+        fd = _open_read_only(path)
     except FileNotFoundError:
         return "missing"
     except OSError as exc:
-        return f"cannot be examined: {exc}"
-    what: list[str] = []
-    if st.st_size != doc.size:
-        what.append(f"size {doc.size} -> {st.st_size}")
-    if st.st_mtime != doc.mtime:
-        what.append("modification time changed")
+        try:
+            os.stat(path)
+        except OSError:
+            return f"cannot be examined: {exc}"
+        return f"cannot be read: {exc}"
     try:
-        digest = _sha256_file(str(path))
-    except OSError as exc:
-        what.append(f"cannot be read: {exc}")
-    else:
-        if digest != doc.sha256:
-            what.append("content changed (SHA-256)")
+        st = os.fstat(fd)
+        what: list[str] = []
+        if st.st_size != doc.size:
+            what.append(f"size {doc.size} -> {st.st_size}")
+        if st.st_mtime != doc.mtime:
+            what.append("modification time changed")
+        try:
+            digest = _sha256_fd(fd)
+        except OSError as exc:
+            what.append(f"cannot be read: {exc}")
+        else:
+            if digest != doc.sha256:
+                what.append("content changed (SHA-256)")
+    finally:
+        os.close(fd)
     return "; ".join(what)
 
 
@@ -484,12 +486,8 @@ def read_document_text(root: Path | str, doc: Document) -> str:
     return text
 
 
-def _sha256_file(path: str) -> str:
+def _sha256_fd(fd: int) -> str:
     digest = hashlib.sha256()
-    fd = _open_read_only(path)
-    try:
-        while block := os.read(fd, 1 << 20):
-            digest.update(block)
-    finally:
-        os.close(fd)
+    while block := os.read(fd, 1 << 20):
+        digest.update(block)
     return digest.hexdigest()
