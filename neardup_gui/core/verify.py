@@ -18,6 +18,7 @@ import numpy as np
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.diffspans import PairDiff, pair_diff
 from neardup_gui.core.methods import simhash
+from neardup_gui.core.methods.containment import intersection_size
 from neardup_gui.core.normalize import Normalized, normalize
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
@@ -37,16 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["PairScores", "pair_scores", "verify_pairs", "sort_candidates", "SHARED_SAMPLE_SIZE"]
 
 SHARED_SAMPLE_SIZE = 20
-
-
-def _intersection_size(a: np.ndarray, b: np.ndarray) -> int:
-    if a.size > b.size:
-        a, b = b, a
-    if a.size == 0:
-        return 0
-    idx = np.searchsorted(b, a)
-    idx[idx >= b.size] = b.size - 1
-    return int(np.count_nonzero(b[idx] == a))
 
 
 @dataclass(frozen=True)
@@ -73,7 +64,7 @@ class PairScores:
 
 def pair_scores(a: np.ndarray, b: np.ndarray) -> PairScores:
     """Exact Jaccard and containment of two sorted unique hash arrays."""
-    return PairScores(_intersection_size(a, b), int(a.size), int(b.size))
+    return PairScores(intersection_size(a, b), int(a.size), int(b.size))
 
 
 def verify_pairs(

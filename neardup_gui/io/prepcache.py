@@ -21,7 +21,9 @@ import operator
 import os
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
+T = TypeVar("T")
 _FORMAT = "neardup-prepare-cache-5"
 
 
@@ -120,64 +123,64 @@ def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None
     return path
 
 
-def load_cache(workspace: Path | str) -> PrepareCache | None:
-    """The cache in ``workspace``, or None when there is none or it cannot be used."""
+def _read(workspace: Path | str, what: str, build: Callable[[Any], T | None]) -> T | None:
+    """``build(npz)`` on the workspace's cache file, or None when there is none, it has another
+    format, or it cannot be read (logged: a damaged cache only costs time, never a screen)."""
     path = Path(workspace) / CACHE_FILE
     if not path.is_file():
         return None
     try:
         with np.load(path, allow_pickle=False) as z:
             if str(z["format"]) != _FORMAT:
-                log.info("prepare cache %s has another format; ignored", path)
+                log.info("%s in %s has another format; ignored", what, path)
                 return None
-            shas = [s.decode("ascii") for s in z["shas"].tolist()]
-            digests = z["digests"]
-            cache = PrepareCache(
-                key=str(z["key"]),
-                shas=shas,
-                # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
-                digests=[d.ljust(16, b"\0") for d in digests.tolist()],
-                chars=z["chars"],
-                signatures=z["signatures"],
-                samples=_split(z["sample_values"], z["sample_offsets"]),
-                boiler=z["boiler"],
-                hits=_split(z["hit_values"], z["hit_offsets"]),
-                no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
-                template=z["template"],
-                run_id=str(z["run_id"]),
-            )
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-        log.warning("prepare cache %s could not be read (%s); screening without it", path, exc)
+            return build(z)
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        log.warning("%s in %s could not be read (%s); screening without it", what, path, exc)
         return None
+
+
+def _cache_from(z: Any) -> PrepareCache | None:
+    cache = PrepareCache(
+        key=str(z["key"]),
+        shas=[s.decode("ascii") for s in z["shas"].tolist()],
+        # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
+        digests=[d.ljust(16, b"\0") for d in z["digests"].tolist()],
+        chars=z["chars"],
+        signatures=z["signatures"],
+        samples=_split(z["sample_values"], z["sample_offsets"]),
+        boiler=z["boiler"],
+        hits=_split(z["hit_values"], z["hit_offsets"]),
+        no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
+        template=z["template"],
+        run_id=str(z["run_id"]),
+    )
     n = len(cache.shas)
     if not (len(cache.digests) == n == cache.chars.size == cache.signatures.shape[0] == len(cache.samples) == len(cache.hits)):
-        log.warning("prepare cache %s is inconsistent; screening without it", path)
-        return None
+        raise ValueError("its arrays disagree in length")
     return cache
+
+
+def _pairs_from(z: Any) -> PairMemo | None:
+    raw = z["pairs_json"].tobytes()
+    if not raw:
+        return None
+    lines = raw.decode("utf-8").split("\n")
+    head = json.loads(lines[0])
+    if tuple(head["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
+        return None
+    pairs = {}
+    for line in lines[1:]:
+        a, b, row = json.loads(line)
+        pairs[(a, b)] = _candidate(row)
+    return PairMemo(head["params"], z["template"], pairs)
+
+
+def load_cache(workspace: Path | str) -> PrepareCache | None:
+    """The prepare cache in ``workspace``, or None when there is none or it cannot be used."""
+    return _read(workspace, "the prepare cache", _cache_from)
 
 
 def load_pairs(workspace: Path | str) -> PairMemo | None:
     """The verified pairs saved with the cache in ``workspace``, or None."""
-    path = Path(workspace) / CACHE_FILE
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["format"]) != _FORMAT:
-                return None
-            raw = z["pairs_json"].tobytes()
-            template = z["template"]
-        if not raw:
-            return None
-        lines = raw.decode("utf-8").split("\n")
-        head = json.loads(lines[0])
-        if tuple(head["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
-            return None
-        pairs = {}
-        for line in lines[1:]:
-            a, b, row = json.loads(line)
-            pairs[(a, b)] = _candidate(row)
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
-        log.warning("verified pairs in %s could not be read (%s); verifying every pair", path, exc)
-        return None
-    return PairMemo(head["params"], template, pairs)
+    return _read(workspace, "the last run's verified pairs", _pairs_from)

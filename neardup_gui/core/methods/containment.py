@@ -25,7 +25,7 @@ import numpy as np
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
-__all__ = ["sampled", "containment_pairs", "sorted_intersections"]
+__all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections"]
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -37,7 +37,7 @@ def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
     return hashes[(hashes % np.uint64(sample)) == 0]
 
 
-def _intersection_size(x: np.ndarray, y: np.ndarray) -> int:
+def intersection_size(x: np.ndarray, y: np.ndarray) -> int:
     """|x ∩ y| of two sorted unique arrays."""
     if x.size > y.size:
         x, y = y, x
@@ -52,7 +52,7 @@ def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndar
     """|A∩B| for each pair, where document d's sorted unique values are ``values[offsets[d]:offsets[d+1]]``."""
     out = np.empty(len(pairs), dtype=np.int64)
     for n, (a, b) in enumerate(pairs.tolist()):
-        out[n] = _intersection_size(values[offsets[a] : offsets[a + 1]], values[offsets[b] : offsets[b + 1]])
+        out[n] = intersection_size(values[offsets[a] : offsets[a + 1]], values[offsets[b] : offsets[b + 1]])
     return out
 
 
@@ -173,7 +173,7 @@ def containment_pairs(
     for n, (a, b) in enumerate(pairs.tolist()):
         x = samples[a][usable[first_of_doc[a] : first_of_doc[a + 1]]]
         y = samples[b][usable[first_of_doc[b] : first_of_doc[b + 1]]]
-        shared[n] = _intersection_size(x, y)
+        shared[n] = intersection_size(x, y)
     a, b = pairs[:, 0], pairs[:, 1]
     ok = (shared >= need[a]) | (shared >= need[b])
     return pairs[ok], ignored
