@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QColorDialog,
     QComboBox,
     QDialog,
@@ -135,6 +136,12 @@ class PreferencesDialog(QDialog):
         )  # fmt: skip
         workspaces_note.setWordWrap(True)
         form.addRow("", workspaces_note)
+        self.normalized_check = QCheckBox(self.tr("Write the normalized text of every document (normalized/)"))
+        self.normalized_check.setToolTip(
+            self.tr("One file per document in the workspace. Creating many small files can take longer "
+                    "than the screen itself; the results are the same without them.")
+        )  # fmt: skip
+        form.addRow("", self.normalized_check)
 
         # Text panes
         self.font_spin = QDoubleSpinBox()
@@ -202,6 +209,7 @@ class PreferencesDialog(QDialog):
         self.language_combo.setCurrentIndex(max(0, index))
         self.reviewer_edit.setText(self.settings.reviewer())
         self.workspaces_edit.setText(self.settings.workspaces_root())
+        self.normalized_check.setChecked(self.settings.write_normalized())
         self.font_spin.setValue(self.settings.pane_font_size())
         current = highlight_colours(self.settings)
         for kind in COLOUR_KINDS:
@@ -249,6 +257,9 @@ class PreferencesDialog(QDialog):
         if root != s.workspaces_root():
             s.set_workspaces_root(root)
             changed.add("workspaces")
+        if self.normalized_check.isChecked() != s.write_normalized():
+            s.set_write_normalized(self.normalized_check.isChecked())
+            changed.add("normalized")
         if abs(self.font_spin.value() - s.pane_font_size()) > 1e-9:
             s.set_pane_font_size(self.font_spin.value())
             changed.add("font")

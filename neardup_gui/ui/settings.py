@@ -171,6 +171,13 @@ class AppSettings:
     def set_default_params(self, params: ScreenParams) -> None:
         self._s.setValue("preferences/default_params", json.dumps(params.to_dict(), ensure_ascii=False))
 
+    def write_normalized(self) -> bool:
+        """Whether a screen writes ``normalized/`` (one file per document) into the workspace."""
+        return bool(self._s.value("preferences/write_normalized", True, type=bool))
+
+    def set_write_normalized(self, on: bool) -> None:
+        self._s.setValue("preferences/write_normalized", bool(on))
+
     def pane_font_size(self) -> float:
         """Point size of the text panes; 0 means the panes' built-in size."""
         try:

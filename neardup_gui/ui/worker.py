@@ -62,11 +62,12 @@ class ScreenWorker(QObject):
     screening_failed = Signal(str, str)  # message, details (traceback)
     screening_cancelled = Signal()
 
-    def __init__(self, source: Path, params: ScreenParams, out_dir: Path | None) -> None:
+    def __init__(self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True) -> None:
         super().__init__()
         self.source = source
         self.params = params
         self.out_dir = out_dir
+        self.with_normalized = with_normalized
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -85,7 +86,9 @@ class ScreenWorker(QObject):
         progress = CallbackProgress(self._report, self._cancel, min_interval=PROGRESS_INTERVAL)
         try:
             with PausedCycleCollector():
-                outcome = tasks.screen_folder(self.source, self.params, out_dir=self.out_dir, progress=progress)
+                outcome = tasks.screen_folder(
+                    self.source, self.params, out_dir=self.out_dir, progress=progress, with_normalized=self.with_normalized
+                )
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()
@@ -119,13 +122,18 @@ class ScreenRunner(QObject):
     def worker(self) -> ScreenWorker | None:
         return self._worker
 
-    def start(self, source: Path, params: ScreenParams, out_dir: Path | None) -> ScreenWorker:
-        """Start a screen; raises ``RuntimeError`` while another one is running."""
+    def start(
+        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True
+    ) -> ScreenWorker:
+        """Start a screen; raises ``RuntimeError`` while another one is running.
+
+        ``with_normalized``: also write ``normalized/`` (one file per document) into ``out_dir``.
+        """
         if self.running:
             raise RuntimeError("a screen is already running")
         thread = QThread(self)
         thread.setObjectName("screen")
-        worker = ScreenWorker(source, params, out_dir)
+        worker = ScreenWorker(source, params, out_dir, with_normalized)
         worker.moveToThread(thread)
         worker.progress_changed.connect(self.progress_changed)
         worker.screening_finished.connect(self._on_finished)

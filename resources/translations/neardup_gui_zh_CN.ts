@@ -320,7 +320,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>CandidateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/candidate_model.py" line="+114"/>
+        <location filename="../../neardup_gui/ui/candidate_model.py" line="+118"/>
         <source>Left file</source>
         <translation>左侧文件</translation>
     </message>
@@ -440,7 +440,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
         <translation>由哪种方法提出此文本对</translation>
     </message>
     <message>
-        <location line="+213"/>
+        <location line="+215"/>
         <source>{0} (stale: file changed)</source>
         <translation>{0}（已过期：文件已改动）</translation>
     </message>
@@ -1051,7 +1051,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/files_view.py" line="+66"/>
+        <location filename="../../neardup_gui/ui/files_view.py" line="+67"/>
         <source>Path</source>
         <translation>路径</translation>
     </message>
@@ -1094,7 +1094,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesView</name>
     <message>
-        <location line="+130"/>
+        <location line="+138"/>
         <source>Only files not compared</source>
         <translation>只看未参与比较的文件</translation>
     </message>
@@ -1704,7 +1704,7 @@ Results written to: {1}</source>
 <context>
     <name>PreferencesDialog</name>
     <message>
-        <location filename="../../neardup_gui/ui/preferences_dialog.py" line="+102"/>
+        <location filename="../../neardup_gui/ui/preferences_dialog.py" line="+103"/>
         <source>Preferences</source>
         <translation>首选项</translation>
     </message>
@@ -1754,7 +1754,17 @@ Results written to: {1}</source>
         <translation>输出文件和审核会话都存放在那里，绝不写入源文件夹。已有工作区的文件夹继续使用原工作区。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+5"/>
+        <source>Write the normalized text of every document (normalized/)</source>
+        <translation>为每篇文档写出规范化文本（normalized/）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>One file per document in the workspace. Creating many small files can take longer than the screen itself; the results are the same without them.</source>
+        <translation>在工作区中每篇文档一个文件。创建大量小文件可能比筛查本身还慢；不写这些文件，结果完全相同。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source> pt</source>
         <translation> 磅</translation>
     </message>
@@ -1809,12 +1819,12 @@ Results written to: {1}</source>
         <translation>默认参数</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+42"/>
         <source>Folder for new workspaces</source>
         <translation>新工作区所在的文件夹</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+47"/>
         <source>Default parameters not valid: {0}</source>
         <translation>默认参数无效：{0}</translation>
     </message>
@@ -2305,7 +2315,7 @@ Results written to: {1}</source>
 <context>
     <name>WorkspaceController</name>
     <message>
-        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+97"/>
+        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+105"/>
         <source>Open a workspace (a folder with session.sqlite)</source>
         <translation>打开工作区（含有 session.sqlite 的文件夹）</translation>
     </message>
@@ -2330,7 +2340,7 @@ Results written to: {1}</source>
         <translation>正在打开工作区 {0}…</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+35"/>
         <source>Opened the workspace {0}: {1} pairs among {2} files, screened {3}.</source>
         <translation>已打开工作区 {0}：{2} 个文件中有 {1} 个文本对，筛查于 {3}。</translation>
     </message>

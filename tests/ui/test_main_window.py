@@ -336,3 +336,21 @@ def test_escape_says_cancelling_at_once_and_the_screen_stops(screened, qtbot) ->
     assert not window.menus.cancel_action.isEnabled() and window.menus.screen_action.isEnabled()
     # The search for recurring passages the screen interrupted finishes for the results still shown.
     qtbot.waitUntil(lambda: window.overview.boilerplate_view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)
+
+
+def test_with_normalized_texts_turned_off_a_screen_writes_only_a_note_in_their_place(
+    qtbot, settings, make_window, sample: Path, tmp_path: Path
+) -> None:
+    from neardup_gui.ui.preferences_dialog import PreferencesDialog
+
+    dialog = PreferencesDialog(settings)
+    qtbot.addWidget(dialog)
+    assert dialog.normalized_check.isChecked()  # on by default
+    dialog.normalized_check.setChecked(False)
+    assert "normalized" in dialog.save()
+    window = make_window(sample, tmp_path / "ws")
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    folder = tmp_path / "ws" / "normalized"
+    assert [p.name for p in folder.iterdir()] == ["NOT_WRITTEN.txt"]
+    assert window.candidate_model.rowCount() > 0  # the review itself is unchanged
