@@ -21,7 +21,7 @@ import operator
 import os
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,7 +37,7 @@ __all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-5"
+_FORMAT = "neardup-prepare-cache-6"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -89,8 +89,15 @@ def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
     return np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
 
 
-def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None) -> Path:
-    """Write ``cache`` (and the run's verified pairs) to ``workspace/cache/prepare.npz`` atomically."""
+def save_cache(
+    workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None, versions: Mapping[str, str] | None = None
+) -> Path:
+    """Write ``cache`` (and the run's verified pairs) to ``workspace/cache/prepare.npz`` atomically.
+
+    ``versions``: program and library versions (``tasks.library_versions``); a later load with
+    other versions ignores the cache (an extractor or Unicode table that changed could give other
+    texts for the same bytes).
+    """
     path = Path(workspace) / CACHE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".prepare-", suffix=".npz.tmp", dir=path.parent)
@@ -113,6 +120,7 @@ def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None
                 template=cache.template,
                 run_id=np.array(cache.run_id),
                 pairs_json=_memo_bytes(memo),
+                versions=np.array(json.dumps(dict(versions or {}), sort_keys=True)),
             )
             fh.flush()
             os.fsync(fh.fileno())
@@ -123,9 +131,12 @@ def save_cache(workspace: Path | str, cache: PrepareCache, memo: PairMemo | None
     return path
 
 
-def _read(workspace: Path | str, what: str, build: Callable[[Any], T | None]) -> T | None:
+def _read(
+    workspace: Path | str, what: str, build: Callable[[Any], T | None], versions: Mapping[str, str] | None
+) -> T | None:
     """``build(npz)`` on the workspace's cache file, or None when there is none, it has another
-    format, or it cannot be read (logged: a damaged cache only costs time, never a screen)."""
+    format or other ``versions``, or it cannot be read (logged: a damaged cache only costs time,
+    never a screen)."""
     path = Path(workspace) / CACHE_FILE
     if not path.is_file():
         return None
@@ -133,6 +144,9 @@ def _read(workspace: Path | str, what: str, build: Callable[[Any], T | None]) ->
         with np.load(path, allow_pickle=False) as z:
             if str(z["format"]) != _FORMAT:
                 log.info("%s in %s has another format; ignored", what, path)
+                return None
+            if versions is not None and json.loads(str(z["versions"])) != dict(versions):
+                log.info("%s in %s was made by other program or library versions; ignored", what, path)
                 return None
             return build(z)
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
@@ -176,11 +190,12 @@ def _pairs_from(z: Any) -> PairMemo | None:
     return PairMemo(head["params"], z["template"], pairs)
 
 
-def load_cache(workspace: Path | str) -> PrepareCache | None:
-    """The prepare cache in ``workspace``, or None when there is none or it cannot be used."""
-    return _read(workspace, "the prepare cache", _cache_from)
+def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:
+    """The prepare cache in ``workspace``, or None when there is none or it cannot be used
+    (``versions`` given: also when it was saved with others)."""
+    return _read(workspace, "the prepare cache", _cache_from, versions)
 
 
-def load_pairs(workspace: Path | str) -> PairMemo | None:
-    """The verified pairs saved with the cache in ``workspace``, or None."""
-    return _read(workspace, "the last run's verified pairs", _pairs_from)
+def load_pairs(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PairMemo | None:
+    """The verified pairs saved with the cache in ``workspace``, or None (as ``load_cache``)."""
+    return _read(workspace, "the last run's verified pairs", _pairs_from, versions)

@@ -32,7 +32,10 @@ log = logging.getLogger(__name__)
 __all__ = ["ScreenOutcome", "screen_folder", "write_screen_outputs", "library_versions", "manifest_digest"]
 
 SESSION_FILE = "session.sqlite"
-_LIBRARIES = ("numpy", "datasketch", "fast-diff-match-patch", "charset-normalizer", "pandas", "openpyxl", "PySide6-Essentials")
+_LIBRARIES = (
+    "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "python-docx", "readability-lxml",
+    "lxml", "pypdf", "pandas", "openpyxl", "PySide6-Essentials",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -143,8 +146,9 @@ def screen_folder(
         progress=progress,
     )
     caching = use_cache and out_path is not None
-    cache = load_cache(out_path) if caching and out_path is not None else None
-    previous = load_pairs(out_path) if cache is not None and out_path is not None else None
+    versions = library_versions()
+    cache = load_cache(out_path, versions) if caching and out_path is not None else None
+    previous = load_pairs(out_path, versions) if cache is not None and out_path is not None else None
     result = screen(
         corpus.documents, corpus.texts, params, progress, fields=corpus.extra,
         cache=cache, keep_cache=caching, previous=previous,
@@ -167,7 +171,7 @@ def screen_folder(
         params=params.to_dict(),
         bands=result.bands,
         rows=result.rows,
-        versions=library_versions(),
+        versions=versions,
         manifest_digest=manifest_digest(result.documents),
         counts=counts,
         started=started,
@@ -193,7 +197,7 @@ def screen_folder(
         if result.cache is not None:
             try:
                 memo = _pair_memo(outcome, result.cache.template)
-                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo)
+                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions)
             except OSError as exc:  # only a later screen's speed depends on it
                 log.warning("could not write the prepare cache in %s: %s", out_path, exc)
     return outcome

@@ -138,3 +138,18 @@ def test_pairs_are_verified_again_when_the_parameters_change(folder, tmp_path) -
     fresh = screen_folder(folder, PARAMS.with_(all_scores="never", containment_threshold=0.7), out_dir=tmp_path / "f", use_cache=False)
     assert again.run.counts["pairs_from_previous_run"] == 0
     assert _essentials(again) == _essentials(fresh)
+
+
+def test_a_cache_made_by_other_program_or_library_versions_is_not_used(folder, tmp_path) -> None:
+    from neardup_gui.core.pipeline import screen
+    from neardup_gui.io.corpus import scan_folder
+
+    corpus = scan_folder(folder)
+    cache = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True).cache
+    made_with = {"neardup_gui": "0.9", "readability-lxml": "0.8.1"}
+    save_cache(tmp_path / "ws", cache, None, made_with)
+    assert load_cache(tmp_path / "ws", made_with) is not None
+    assert load_cache(tmp_path / "ws", {**made_with, "readability-lxml": "0.8.4"}) is None  # another extractor
+    out = tmp_path / "ws2"
+    screen_folder(folder, PARAMS, out_dir=out)
+    assert screen_folder(folder, PARAMS, out_dir=out).run.counts["prepared_from_cache"] > 0  # same versions
