@@ -13,12 +13,14 @@ proposed pairs only; ``LazyHashes`` recomputes them from the texts on first use,
 100,000 documents never holds 100,000 shingle sets at once.
 
 Boilerplate counts without holding every set: a document-frequency count needs all shingles of all
-documents. Up to ``TEMPLATE_SAMPLE`` documents the index is built exactly from all of them (the
-sets of those are held for the moment). Beyond that, an evenly spaced sample of that many documents
-is prepared first; shingles found in at least half the share that makes boilerplate *in the sample*
-are the only ones that can be boilerplate (a shingle in 5 % of 100,000 documents is in ~205 of the
-4,096 sampled; the chance that it shows up in fewer than 102 is below 10^-12); the pass then counts
-exactly, over every document, how many hold each of those. Exact copies count once.
+documents. An evenly spaced sample of ``TEMPLATE_SAMPLE`` documents (all of them in a smaller
+folder) is prepared first, with full sets; shingles found in at least ``LOW_SHARE`` (a quarter of
+the share that makes boilerplate) of the sampled documents are the only ones that can be
+boilerplate (a shingle in 5 % of 100,000 documents is in ~205 of the 4,096 sampled; the chance
+that it shows up in fewer than 51 is far below 10^-12); the pass then counts exactly, over every
+document, how many hold each of those. Exact copies count once. The same candidates and each
+document's hits on them are kept in the cache, so a rescan that changes at most
+``INCREMENTAL_MAX_SHARE`` of the documents recounts exactly without preparing the others again.
 
 Batches of documents run on two threads (numpy and the compiled signature kernel release the GIL).
 Imports numpy and sibling engine modules only.
