@@ -30,6 +30,7 @@ __all__ = [
     "fmix64",
     "minhash_values",
     "shingle_strings",
+    "first_shared",
 ]
 
 _BASE_SMALL = np.uint64(1 << 21)
@@ -156,6 +157,40 @@ def window_lists(cps_list: list[np.ndarray], k: int) -> list[np.ndarray]:
         windows[lo : hi - k + 1] if hi - k + 1 > lo else empty
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist())
     ]
+
+
+def first_shared(text: str, cps: np.ndarray, other: np.ndarray, k: int, limit: int) -> list[str]:
+    """Up to ``limit`` distinct shingles of ``text`` that are also in ``other``, in text order.
+
+    The same as ``shingle_strings(text, window_hashes(cps, k), intersection, k, limit)``, but the
+    windows are hashed and looked up a growing block at a time from the start, so two near copies
+    (the usual pair) stop after the first few hundred characters.
+
+    Args:
+        text: A normalized text; ``cps`` its code points.
+        other: The sorted shingle hashes of the other document.
+        k, limit: Window length; most strings returned.
+    """
+    out: list[str] = []
+    if other.size == 0:
+        return out
+    seen: set[str] = set()
+    n = int(cps.size) - k + 1
+    start, block = 0, 256
+    while start < n and len(out) < limit:
+        stop = min(n, start + block)
+        windows = window_hashes(cps[start : stop + k - 1], k)
+        idx = np.searchsorted(other, windows)
+        idx[idx >= other.size] = 0
+        for pos in np.flatnonzero(other[idx] == windows).tolist():
+            piece = text[start + pos : start + pos + k]
+            if piece not in seen:
+                seen.add(piece)
+                out.append(piece)
+                if len(out) >= limit:
+                    break
+        start, block = stop, block * 4
+    return out
 
 
 def shingle_sets(cps_list: list[np.ndarray], k: int) -> list[np.ndarray]:

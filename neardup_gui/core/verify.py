@@ -139,8 +139,7 @@ def verify_pairs(
                 flags.append(FLAG_EXACT_BYTES)
         ln, rn = norm(li), norm(ri)
         diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
-        wanted = np.intersect1d(prepared.hashes[i], prepared.hashes[j], assume_unique=True)
-        sample = sh.shingle_strings(ln.text, sh.window_hashes(ln.cps, params.k), wanted, params.k, SHARED_SAMPLE_SIZE)
+        sample = sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE)
         methods = proposals.methods_of((min(i, j), max(i, j)))
         length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
         kept.append(

@@ -47,3 +47,20 @@ def test_batch_shingle_sets_equal_one_by_one(k: int) -> None:
     cps = [codepoints(t) for t in texts]
     batch = sh.shingle_sets(cps, k)
     assert [b.tolist() for b in batch] == [sh.shingle_set(c, k).tolist() for c in cps]
+
+
+def test_first_shared_gives_the_same_sample_as_the_full_intersection() -> None:
+    import random
+
+    rng = random.Random(3)
+    for _ in range(40):
+        a = "".join(chr(0x4E00 + rng.randrange(60)) for _ in range(rng.randrange(5, 2500)))
+        chars = list(a)
+        for _ in range(rng.randrange(0, 200)):
+            chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(3000))
+        b = "".join(chars[rng.randrange(0, 50) :])
+        ca, cb = codepoints(a), codepoints(b)
+        for k, limit in ((3, 20), (5, 20), (5, 3)):
+            shared = np.intersect1d(sh.shingle_set(ca, k), sh.shingle_set(cb, k))
+            expected = sh.shingle_strings(a, sh.window_hashes(ca, k), shared, k, limit)
+            assert sh.first_shared(a, ca, sh.shingle_set(cb, k), k, limit) == expected
