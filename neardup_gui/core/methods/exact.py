@@ -23,7 +23,8 @@ MAX_GROUP_PAIRS = 50
 
 def normalized_digest(cps: np.ndarray) -> bytes:
     """Digest of normalized code points (uint32 array)."""
-    return hashlib.blake2b(np.ascontiguousarray(cps, dtype=np.uint32).tobytes(), digest_size=16).digest()
+    # The array's own buffer (no bytes copy); the same bytes as ``tobytes()``, so the same digest.
+    return hashlib.blake2b(memoryview(np.ascontiguousarray(cps, dtype=np.uint32)), digest_size=16).digest()
 
 
 def group_by_digest(digests: Sequence[bytes]) -> list[list[int]]:
