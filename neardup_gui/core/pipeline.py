@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from neardup_gui.core import flags as flagmod
-from neardup_gui.core import shingles as sh
 from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs

@@ -18,7 +18,6 @@ from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -42,6 +41,7 @@ from neardup_gui.core.pipeline import prepare
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document, ScreenParams
 from neardup_gui.ui.labels import literal_tooltip
+from neardup_gui.ui.rows_model import RowsTableModel
 
 PASSAGE_ROLE = Qt.ItemDataRole.UserRole + 2
 MAX_COVERED_SHARE = 0.75  # documents more covered than this are copies or versions, not template + body
@@ -121,7 +121,7 @@ class PassageColumn(IntEnum):
     WHERE = 3
 
 
-class BoilerplateModel(QAbstractTableModel):
+class BoilerplateModel(RowsTableModel):
     """One row per recurring passage."""
 
     def __init__(self, parent: Any = None) -> None:
@@ -145,17 +145,6 @@ class BoilerplateModel(QAbstractTableModel):
         names = [self._docs[d].path if d in self._docs else d for d in p.doc_ids]
         more = p.doc_count - len(names)
         return "; ".join(names) + (self.tr(" and {0} more").format(more) if more > 0 else "")
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(PassageColumn)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self._headers):
-            return self._headers[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -43,6 +43,7 @@ from neardup_gui.core.records import Candidate, Document
 from neardup_gui.ui.groups import Group, Pair, build_groups
 from neardup_gui.ui.labels import literal_tooltip, review_label
 from neardup_gui.ui.palette import OKABE_ITO
+from neardup_gui.ui.rows_model import RowsTableModel
 
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 _Index = QModelIndex | QPersistentModelIndex
@@ -63,12 +64,11 @@ class GroupColumn(IntEnum):
     MEMBERS = 5
 
 
-class GroupsModel(QAbstractTableModel):
+class GroupsModel(RowsTableModel):
     """One row per group."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._groups: list[Group] = []
         self._docs: dict[str, Document] = {}
         self._headers = (self.tr("#"), self.tr("Docs"), self.tr("Links"), self.tr("Not direct"),
                          self.tr("Best J."), self.tr("Members"))  # fmt: skip
@@ -83,32 +83,19 @@ class GroupsModel(QAbstractTableModel):
 
     def set_groups(self, groups: list[Group], documents: dict[str, Document]) -> None:
         self.beginResetModel()
-        self._groups, self._docs = list(groups), documents
+        self._rows, self._docs = list(groups), documents
         self.endResetModel()
 
     def group(self, row: int) -> Group:
-        return self._groups[row]
+        return self._rows[row]
 
     def groups(self) -> list[Group]:
-        return list(self._groups)
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self._groups)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(GroupColumn)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._headers):
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return self._tips[section] if role == Qt.ItemDataRole.ToolTipRole else None
+        return list(self._rows)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._groups):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        g, col = self._groups[index.row()], GroupColumn(index.column())
+        g, col = self._rows[index.row()], GroupColumn(index.column())
         if role == ROW_ROLE:
             return g
         if role == Qt.ItemDataRole.DisplayRole:
@@ -136,7 +123,7 @@ class LinkColumn(IntEnum):
     RELATION = 4
 
 
-class LinksModel(QAbstractTableModel):
+class LinksModel(RowsTableModel):
     """The pairs of one group: links, member pairs not directly similar, cut links."""
 
     def __init__(self, status_of: Callable[[Pair], str], parent: Any = None) -> None:
@@ -164,17 +151,6 @@ class LinksModel(QAbstractTableModel):
     def refresh_statuses(self) -> None:
         if self._rows:
             self.dataChanged.emit(self.index(0, LinkColumn.STATUS), self.index(len(self._rows) - 1, LinkColumn.STATUS))
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt signature
-        return 0 if parent.isValid() else len(LinkColumn)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self._headers):
-            return self._headers[section]
-        return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
