@@ -388,8 +388,8 @@ def check_integrity(
     Args:
         root: The source folder that was scanned.
         documents: The manifest rows of that scan.
-        progress: ``check()`` is called before each file (re-hashing 100,000 files takes
-            seconds, and a cancel must not wait for it); nothing is reported.
+        progress: Reports stage ``check``; ``check()`` is called before each file (re-hashing
+            100,000 files takes seconds, and a cancel must not wait for it).
 
     Returns:
         ``[(relative path, what changed)]`` in the order of ``documents``, e.g.
@@ -402,15 +402,19 @@ def check_integrity(
     root_path = Path(root).resolve()
     root_text = str(root_path)
     changes: list[tuple[str, str]] = []
+    total = len(documents)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
     # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
-    for doc in documents:
+    for n, doc in enumerate(documents):
+        if n % 512 == 0:
+            progress.report("check", n, total)
         if not doc.sha256:
             continue
         progress.check()
         what = _changed(root_path, root_text, doc)
         if what:
             changes.append((doc.path, what))
+    progress.report("check", total, total)
     return changes
 
 

@@ -192,6 +192,7 @@ def screen_folder(
         changed_files=changed,
     )
     if out_path is not None:
+        progress.report("write", 0, 1)
         progress.check()  # a cancel that arrived during the last stage still stops before any write
         write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
         if result.cache is not None:
@@ -200,6 +201,7 @@ def screen_folder(
                 save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions)
             except OSError as exc:  # only a later screen's speed depends on it
                 log.warning("could not write the prepare cache in %s: %s", out_path, exc)
+        progress.report("write", 1, 1)
     return outcome
 
 

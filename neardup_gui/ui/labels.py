@@ -94,6 +94,8 @@ _STAGES = {
     "candidates": QT_TRANSLATE_NOOP("neardup", "Finding candidates"),
     "verify": QT_TRANSLATE_NOOP("neardup", "Verifying pairs"),
     "flags": QT_TRANSLATE_NOOP("neardup", "Checking revisions and templates"),
+    "check": QT_TRANSLATE_NOOP("neardup", "Checking the source files again"),
+    "write": QT_TRANSLATE_NOOP("neardup", "Writing the results"),
 }
 
 # Comparison scopes (``core.scope.SCOPES``) as the Parameters panel offers them.

@@ -19,7 +19,7 @@
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="+174"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="+176"/>
         <source>(no pattern)</source>
         <translation>（未填写匹配规则）</translation>
     </message>
@@ -271,7 +271,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>BoilerplateView</name>
     <message>
-        <location line="+46"/>
+        <location line="+35"/>
         <location line="+51"/>
         <source>Screen a folder to see its recurring passages.</source>
         <translation>筛查一个文件夹后，可在此查看其中反复出现的段落。</translation>
@@ -1175,7 +1175,7 @@ Results written to: {1}</source>
 <context>
     <name>GroupsView</name>
     <message>
-        <location line="+148"/>
+        <location line="+124"/>
         <source>Only groups of 3 or more</source>
         <translation>只看 3 篇及以上的分组</translation>
     </message>
@@ -1331,7 +1331,7 @@ Results written to: {1}</source>
 <context>
     <name>LinksModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/groups_view.py" line="-226"/>
+        <location filename="../../neardup_gui/ui/groups_view.py" line="-215"/>
         <source>Left file</source>
         <translation>左侧文件</translation>
     </message>
@@ -1356,7 +1356,7 @@ Results written to: {1}</source>
         <translation>审核状态</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+34"/>
         <source>not directly similar (linked via {0})</source>
         <translation>非直接相似（经由 {0} 关联）</translation>
     </message>
@@ -2453,7 +2453,7 @@ Results written to: {1}</source>
 <context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-185"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-187"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>
@@ -2667,6 +2667,16 @@ Results written to: {1}</source>
         <location line="+1"/>
         <source>Checking revisions and templates</source>
         <translation>正在检查修订和模板</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checking the source files again</source>
+        <translation>正在复核源文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Writing the results</source>
+        <translation>正在写出结果</translation>
     </message>
     <message>
         <location line="+5"/>

@@ -16,6 +16,8 @@ CHINESE_STAGES = {
     "candidates": "正在查找候选",
     "verify": "正在核验文本对",
     "flags": "正在检查修订和模板",
+    "check": "正在复核源文件",
+    "write": "正在写出结果",
 }
 
 

@@ -260,7 +260,9 @@ def kill_at_points(starts: list[Callable[[], tuple[Child, str | float]]], batch:
     done: list[Child] = []
     for i in range(0, len(starts), batch):
         group = [start() for start in starts[i : i + batch]]
-        for child, point in sorted(group, key=lambda g: (isinstance(g[1], str), 0 if isinstance(g[1], str) else g[1])):
+        # Children waiting for a line first: they are killed the moment it appears, before the
+        # timed kills' sleeps could let a fast screen run to its end.
+        for child, point in sorted(group, key=lambda g: (not isinstance(g[1], str), 0 if isinstance(g[1], str) else g[1])):
             if isinstance(point, str):
                 assert child.wait_for(point) is not None, "".join(child.stderr)
                 child.kill()
