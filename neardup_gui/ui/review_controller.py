@@ -54,26 +54,33 @@ class ReviewController(QObject):
         self.store: DecisionStore | None = None
         self._last_saved: tuple[tuple[str, str], int] | None = None  # pair, its row when saved
         self._expected: PreparedResult | None = None  # prepared in the background for the next outcome
+        self._expected_saves: int | None = None  # ``saves`` when that preparation started
+        self.saves = 0  # decisions and arbitrations stored through this window so far
         view.candidate_selected.connect(self.show_candidate)
         form.decision_made.connect(self.save_decision)
         form.next_requested.connect(self.select_next)
         history.arbitration_made.connect(self.save_arbitration)
 
     # -- results ------------------------------------------------------------------------------
-    def expect(self, prepared: PreparedResult) -> None:
-        """Use ``prepared`` (made off the GUI thread) when its outcome is shown next."""
-        self._expected = prepared
+    def expect(self, prepared: PreparedResult, saves_at_start: int | None = None) -> None:
+        """Use ``prepared`` (made off the GUI thread) when its outcome is shown next.
+
+        ``saves_at_start``: ``saves`` when the preparation began; if the workspace shown is being
+        reopened and nothing was stored since, the stored states it read are still current.
+        """
+        self._expected, self._expected_saves = prepared, saves_at_start
 
     def show_outcome(self, outcome: tasks.ScreenOutcome) -> None:
         """Put a screen's candidates in the table (with stored statuses) and select a pair."""
         if self.form.is_dirty() and self.store is not None:
             self.form.save()  # into the session of the pair's own results, before switching
         prepared, self._expected = self._expected, None
+        saves_at_start, self._expected_saves = self._expected_saves, None
         if prepared is None or prepared.outcome is not outcome:
             prepared = prepare_result(outcome, read_states=False)  # not prepared in the background
         states = prepared.states
-        if self._same_session(outcome):
-            states = None  # the workspace shown is reopened: decisions made meanwhile count too
+        if self._same_session(outcome) and saves_at_start != self.saves:
+            states = None  # the workspace shown is reopened and decisions were made meanwhile: read again
         self.outcome = outcome
         self.resume()
         if states is None or not isinstance(self.store, SessionDecisionStore):
@@ -215,6 +222,7 @@ class ReviewController(QObject):
         self._last_saved = (pair, self.view.table.selectionModel().currentIndex().row())
         try:
             stored = self.store.save(decision)
+            self.saves += 1
             state = self.store.state(pair)
         except Exception as exc:
             log.exception("could not save a decision")
@@ -235,6 +243,7 @@ class ReviewController(QObject):
         pair = (arbitration.left, arbitration.right)
         try:
             self.store.add_arbitration(arbitration)
+            self.saves += 1
             state = self.store.state(pair)
         except Exception as exc:
             log.exception("could not save an arbitration")

@@ -117,7 +117,9 @@ class WorkspaceController(QObject):
             w.show_error(self.tr("Not a workspace"), self.tr("{0} holds no review session (session.sqlite).").format(folder))
             return False
         w.statusBar().showMessage(self.tr("Opening the workspace {0}…").format(folder))
-        w.jobs.start("open", lambda progress: _load_prepared(folder, progress), self._loaded, self._load_failed)
+        saves = w.review.saves
+        w.jobs.start("open", lambda progress: _load_prepared(folder, progress),
+                     lambda prepared: self._loaded(prepared, saves), self._load_failed)  # fmt: skip
         return True
 
     def prepare_screened(self, outcome: tasks.ScreenOutcome) -> None:
@@ -140,11 +142,11 @@ class WorkspaceController(QObject):
             return False
         return self.open_workspace(Path(last))
 
-    def _loaded(self, prepared: PreparedResult) -> None:
+    def _loaded(self, prepared: PreparedResult, saves_at_start: int | None = None) -> None:
         w = self.window
         outcome = prepared.outcome
         w.files_model.set_documents(outcome.documents)
-        w.review.expect(prepared)
+        w.review.expect(prepared, saves_at_start)
         QTimer.singleShot(0, lambda: self._show_loaded(prepared))
 
     def _show_loaded(self, prepared: PreparedResult) -> None:

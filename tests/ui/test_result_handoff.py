@@ -147,3 +147,25 @@ def test_the_boilerplate_search_waits_for_its_tab(screened, qtbot) -> None:
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=SCREEN_TIMEOUT_MS)
     assert any("【基层来稿】" in p.text for p in view.model.passages())
+
+
+def test_reopening_the_workspace_shown_reads_the_states_once_off_the_gui_thread(screened, qtbot, session_threads) -> None:
+    window = screened
+    pair = window.candidate_view.current_candidate().key
+    decide(window, REVIEW_KEEP_BOTH)
+    session_threads.clear()
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.workspaces.open_workspace(window.workspace)
+    assert session_threads and threading.main_thread() not in session_threads  # nothing new: no second read
+    assert window.candidate_model.status_of(pair) == REVIEW_KEEP_BOTH
+
+
+def test_a_decision_made_while_the_workspace_reopens_is_shown(screened, qtbot) -> None:
+    window = screened
+    view = window.candidate_view
+    view.select_proxy_row(1)
+    pair = view.current_candidate().key
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.workspaces.open_workspace(window.workspace)
+        decide(window, REVIEW_VALID_REVISION)  # saved while the load job runs
+    assert window.candidate_model.status_of(pair) == REVIEW_VALID_REVISION
