@@ -110,11 +110,13 @@ class PairMemo:
         params: ``ScreenParams.to_dict()`` of that screen.
         template: Its boilerplate hashes (``TemplateIndex.boilerplate``).
         pairs: (left file SHA-256, right file SHA-256) -> its candidate, left and right by path.
+        min_count: Its boilerplate index's ``min_count`` (the template flag's note names it).
     """
 
     params: Mapping[str, object]
     template: np.ndarray
     pairs: Mapping[tuple[str, str], Candidate]
+    min_count: int = 0
 
 
 def _as_json(value: object) -> str:
@@ -333,7 +335,10 @@ def screen(
     all_pairs = proposals.all_pairs()
     memo, touched = None, None
     if previous is not None and proposals.tfidf is None and _as_json(previous.params) == _as_json(params.to_dict()):
-        memo, touched = previous.pairs, _touched_by_template_change(prepared, previous.template, template.boilerplate)
+        memo = previous.pairs
+        touched = _touched_by_template_change(
+            prepared, previous.template, template.boilerplate, previous.min_count != template.min_count
+        )
     kept, rejected, taken = _verify_and_flag(
         prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched
     )
@@ -414,15 +419,19 @@ def _verify_and_flag(
     return kept, rejected, taken
 
 
-def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.ndarray) -> np.ndarray:
+def _touched_by_template_change(
+    prepared: Prepared, before: np.ndarray, now: np.ndarray, count_changed: bool = False
+) -> np.ndarray:
     """Per document: does it hold a shingle that is boilerplate now and was not before, or the
-    reverse? A pair's template flag can only change when both of its documents do.
+    reverse? A pair's template flag can only change when both of its documents do. When the
+    index's ``min_count`` changed (``count_changed``; the flag's note names it), every boilerplate
+    shingle counts as changed.
 
     Every such shingle is among ``prepared.boiler`` (both indexes count only those), so each
     document's ``boiler_hits`` answer it; without them, every document counts as touched.
     """
     n = len(prepared)
-    changed = np.setxor1d(before, now)
+    changed = np.union1d(before, now) if count_changed else np.setxor1d(before, now)
     if changed.size == 0:
         return np.zeros(n, dtype=bool)
     boiler, hits = prepared.boiler, prepared.boiler_hits

@@ -221,6 +221,7 @@ class PrepareCache:
         hits: Per entry, the positions in ``boiler`` of the hashes the document holds (int32).
         no_shingles: SHA-256 of files whose text is shorter than k after normalization.
         template: The boilerplate hashes of the screen that made the cache (its final index).
+        template_min_count: That index's ``min_count`` (the template flag's note names it).
         run_id: That screen's run id (set when the cache is saved with the run).
     """
 
@@ -234,6 +235,7 @@ class PrepareCache:
     hits: list[np.ndarray]
     no_shingles: frozenset[str] = frozenset()
     template: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    template_min_count: int = 0
     run_id: str = ""
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -447,6 +449,7 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
         [hits[i].astype(np.int32) for i in rows],
         empty,
         out.template.boilerplate if out.template is not None else np.zeros(0, dtype=np.uint64),
+        out.template.min_count if out.template is not None else 0,
     )
 
 

@@ -37,7 +37,7 @@ __all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-6"
+_FORMAT = "neardup-prepare-cache-7"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -118,6 +118,7 @@ def save_cache(
                 hit_offsets=_offsets(cache.hits),
                 no_shingles=np.array(sorted(cache.no_shingles), dtype="S64"),
                 template=cache.template,
+                template_min_count=np.array(cache.template_min_count),
                 run_id=np.array(cache.run_id),
                 pairs_json=_memo_bytes(memo),
                 versions=np.array(json.dumps(dict(versions or {}), sort_keys=True)),
@@ -167,6 +168,7 @@ def _cache_from(z: Any) -> PrepareCache | None:
         hits=_split(z["hit_values"], z["hit_offsets"]),
         no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
         template=z["template"],
+        template_min_count=int(z["template_min_count"]),
         run_id=str(z["run_id"]),
     )
     n = len(cache.shas)
@@ -187,7 +189,7 @@ def _pairs_from(z: Any) -> PairMemo | None:
     for line in lines[1:]:
         a, b, row = json.loads(line)
         pairs[(a, b)] = _candidate(row)
-    return PairMemo(head["params"], z["template"], pairs)
+    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]))
 
 
 def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:

@@ -197,7 +197,7 @@ def screen_folder(
         write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
         if result.cache is not None:
             try:
-                memo = _pair_memo(outcome, result.cache.template)
+                memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count)
                 save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions)
             except OSError as exc:  # only a later screen's speed depends on it
                 log.warning("could not write the prepare cache in %s: %s", out_path, exc)
@@ -205,7 +205,7 @@ def screen_folder(
     return outcome
 
 
-def _pair_memo(outcome: ScreenOutcome, template: np.ndarray) -> PairMemo:
+def _pair_memo(outcome: ScreenOutcome, template: np.ndarray, min_count: int) -> PairMemo:
     """This run's verified pairs by the SHA-256 of both files, for the next rescan."""
     by_id = outcome.documents_by_id
     pairs = {}
@@ -213,7 +213,7 @@ def _pair_memo(outcome: ScreenOutcome, template: np.ndarray) -> PairMemo:
         left, right = by_id[c.left].sha256, by_id[c.right].sha256
         if left and right:
             pairs.setdefault((left, right), c)
-    return PairMemo(outcome.params.to_dict(), template, pairs)
+    return PairMemo(outcome.params.to_dict(), template, pairs, min_count)
 
 
 def _normalized_skipped(folder: Path) -> None:

@@ -228,7 +228,10 @@ def test_pairs_taken_from_an_earlier_screen_are_those_the_boilerplate_change_can
 
     docs, first = run(texts)
     sha = {d.doc_id: d.sha256 for d in docs}
-    memo = PairMemo(params.to_dict(), first.cache.template, {(sha[c.left], sha[c.right]): c for c in first.candidates})
+    memo = PairMemo(
+        params.to_dict(), first.cache.template, {(sha[c.left], sha[c.right]): c for c in first.candidates},
+        first.cache.template_min_count,
+    )
     changed = dict(texts)
     for d in ("s001", "s002", "s003", "s005", "s006"):  # 2 % more carry the footer: now 6 %
         changed[d] = texts[d] + footer
@@ -237,4 +240,39 @@ def test_pairs_taken_from_an_earlier_screen_are_those_the_boilerplate_change_can
     assert again.counts["prepared_from_cache"] > 0
     assert 0 < again.counts["pairs_from_previous_run"] < len(again.candidates)
     assert first.cache.template.size == 0 < fresh.cache.template.size  # the footer became boilerplate
+    assert again.candidates == fresh.candidates
+
+
+def test_a_taken_over_template_note_names_the_current_corpus_threshold() -> None:
+    import hashlib
+
+    from neardup_gui.core.pipeline import PairMemo
+
+    rng = random.Random(21)
+    header = "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(160))  # a long shared masthead
+    texts = {f"h{i:03d}": header + _text(rng, 60) for i in range(70)}  # in 70 of 200: boilerplate
+    texts.update({f"o{i:03d}": _text(rng, 400) for i in range(130)})
+    params = PARAMS.with_(all_scores="never")
+
+    def run(corpus, previous=None, cache=None):
+        docs = [
+            Document(d, "src", "v1", f"{d}.txt", 1, 0.0, hashlib.sha256(t.encode()).hexdigest(), "utf-8", len(t), "ok")
+            for d, t in sorted(corpus.items())
+        ]
+        return docs, screen(docs, corpus, params, cache=cache, keep_cache=True, previous=previous)
+
+    docs, first = run(texts)
+    sha = {d.doc_id: d.sha256 for d in docs}
+    memo = PairMemo(
+        params.to_dict(), first.cache.template, {(sha[c.left], sha[c.right]): c for c in first.candidates},
+        first.cache.template_min_count,
+    )
+    grown = dict(texts)
+    grown.update({f"n{i}": _text(rng, 400) for i in range(4)})  # 2 % more documents: the threshold moves
+    _, again = run(grown, previous=memo, cache=first.cache)
+    _, fresh = run(grown)
+    assert fresh.cache.template_min_count != first.cache.template_min_count
+    assert np.array_equal(fresh.cache.template, first.cache.template)  # the same boilerplate
+    notes = [e.note for c in fresh.candidates for e in c.evidence if e.flag == "template_only"]
+    assert notes and all(f">= {fresh.cache.template_min_count} documents" in n for n in notes)
     assert again.candidates == fresh.candidates
