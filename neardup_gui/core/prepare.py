@@ -291,9 +291,10 @@ def prepare(
     compiled = sum(len(texts[doc_ids[p]]) for p in todo) >= _COMPILED_MIN_CHARS
     backend = "compiled" if compiled and _kernel_ready() else "numpy"
 
-    def work(positions: list[int], full: bool, boiler: np.ndarray | None) -> _Batch:
+    def work(positions: list[int], full: bool, boiler: tuple[np.ndarray, np.ndarray] | None) -> _Batch:
         """One batch. ``full``: sorted unique sets (sizes exact, sets kept or counted); otherwise
-        the window hashes in text order serve the signatures and the samples, and no set is sorted."""
+        the window hashes in text order serve the signatures and the samples, and no set is sorted.
+        ``boiler``: the candidate boilerplate hashes and their ``_prefilter`` table, to find hits."""
         progress.check()
         cps_list = normalize_batch([texts[doc_ids[p]] for p in positions], params.normalize)
         if full:
@@ -324,26 +325,25 @@ def prepare(
         )
         out.sig_row = (np.cumsum([1 if h.size else 0 for h in hash_list]) - 1).tolist()
         if boiler is not None:
-            table = _prefilter(boiler)
+            values, table = boiler
             if full:
-                out.boiler_hits = [_hits(h, boiler, False, table) for h in hash_list]
+                out.boiler_hits = [_hits(h, values, False, table) for h in hash_list]
             else:
-                out.boiler_hits = _batch_hits(windows, lo, hi, boiler, table)
+                out.boiler_hits = _batch_hits(windows, lo, hi, values, table)
         return out
 
     slots: list[_Batch | None] = [None] * total  # batch holding each computed position
     where: list[int] = [0] * total  # index inside that batch
     done = len(reuse)
-
-    collected = [0]
+    collected = 0  # batches
 
     def collect(batch: _Batch) -> _Batch:
-        nonlocal done
+        nonlocal done, collected
         for n, p in enumerate(batch.positions):
             slots[p], where[p] = batch, n
         done += len(batch.positions)
-        collected[0] += 1
-        if collected[0] % 64 == 0:
+        collected += 1
+        if collected % 64 == 0:
             release_free_memory()  # the batches' temporaries (a long prepare's own peak)
         progress.report("normalize", done, total)
         return batch
@@ -353,7 +353,8 @@ def prepare(
         if reuse:
             assert cache is not None
             boiler = cache.boiler
-            for batch in pool.map(lambda b: work(b, False, boiler), _batches(todo)):
+            with_table = (boiler, _prefilter(boiler))
+            for batch in pool.map(lambda b: work(b, False, with_table), _batches(todo)):
                 collect(batch)
         else:
             # The sample first, with full sets: it chooses the hashes that may be boilerplate.
@@ -365,14 +366,14 @@ def prepare(
             boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
                                          options=params.normalize, progress=progress).boilerplate  # fmt: skip
             del sets
-            table = _prefilter(boiler)
+            with_table = (boiler, _prefilter(boiler))
             for b in first:
-                b.boiler_hits = [_hits(h, boiler, False, table) for h in b.hashes]
+                b.boiler_hits = [_hits(h, boiler, False, with_table[1]) for h in b.hashes]
                 if not keep_hashes:
                     b.hashes = []
             sample_set = set(sample)
             rest = [p for p in range(total) if p not in sample_set]
-            for batch in pool.map(lambda b: work(b, keep_hashes, boiler), _batches(rest)):
+            for batch in pool.map(lambda b: work(b, keep_hashes, with_table), _batches(rest)):
                 collect(batch)
 
     out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
