@@ -65,7 +65,7 @@ class ProgressPanel(QWidget):
         share = overall_fraction(stage, done, total)
         self.bar.setValue(round(share * _STEPS))
         stage_text = stage_name(stage)
-        counts = f" {done:,} / {total:,}" if total > 0 else ""
+        counts = f" {done:,} / {total:,}" if total > 1 else ""  # a one-step stage ("write") has no count
         if self.cancel_button.isEnabled():
             self.stage_label.setText(f"{stage_text}{counts}")
         elapsed = time.monotonic() - self._started

@@ -34,6 +34,8 @@ def test_progress_bar_names_the_stage_in_chinese(qapp, qtbot, english_afterwards
     panel.start()
     panel.update_progress(3, 10, "verify")
     assert panel.stage_label.text() == "正在核验文本对 3 / 10"
+    panel.update_progress(0, 1, "write")  # one step: no "0 / 1"
+    assert panel.stage_label.text() == "正在写出结果"
 
 
 def test_flag_lists_use_the_chinese_enumeration_comma(qapp, english_afterwards) -> None:
