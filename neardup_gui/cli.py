@@ -166,6 +166,12 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
         help="prepare every file afresh and do not keep OUT/cache/prepare.npz (results are the same; "
         "the cache only lets a rescan skip files whose SHA-256 did not change)",
     )
+    p.add_argument(
+        "--reread",
+        action="store_true",
+        help="open and hash every file, also those whose size, times and inode are unchanged since the last "
+        "screen into OUT (by default those are not read again and keep the SHA-256 recorded then)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=_cmd_screen)
 
@@ -213,6 +219,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 sidecar=args.sidecar,
                 with_normalized=not args.no_normalized,
                 use_cache=not args.no_cache,
+                reread=args.reread,
                 **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:

@@ -280,7 +280,8 @@ def screen(
     """
     usable = [d.doc_id for d in documents if d.status == STATUS_OK]
     own_models = params.method in (METHOD_TFIDF, METHOD_SIMHASH)
-    raw_chars = sum(len(texts[d]) for d in usable)
+    # From the manifest: the texts of files a rescan took over unread are not read for this.
+    raw_chars = sum(d.chars or len(texts[d.doc_id]) for d in documents if d.status == STATUS_OK)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
     keys = {d.doc_id: d.sha256 for d in documents if d.sha256} if (keep_cache or cache is not None) else None
     prepared = prepare(

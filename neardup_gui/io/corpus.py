@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
@@ -65,6 +67,7 @@ from neardup_gui.io.sidecar import SIDECAR_COLUMNS, apply_sidecar, check_unique_
 from neardup_gui.io.walk import (
     CorpusError,
     display_path,
+    file_stamp,
     fs_path,
     make_doc_id,
     stat_quiet,
@@ -76,7 +79,10 @@ __all__ = [
     "SIDECAR_COLUMNS",
     "BinaryContentError",
     "CorpusError",
+    "KnownFile",
     "LoadedCorpus",
+    "SourceTexts",
+    "TextUnavailable",
     "UndecodableError",
     "check_integrity",
     "decode_bytes",
@@ -91,6 +97,119 @@ DEFAULT_INCLUDE: tuple[str, ...] = ("*.txt", "*.md")
 DEFAULT_VERSION = "v1"
 
 
+# Statuses a rescan may take over from an earlier scan without reading the file again (each
+# comes from the file's bytes alone; ``unreadable`` may be passing, ``too_large`` is not read).
+TRUSTABLE_STATUSES = frozenset({STATUS_OK, STATUS_EMPTY, STATUS_BINARY, STATUS_UNDECODABLE, "no_text_layer"})
+# A file whose modification or change time is this close to the start of the scan that read it
+# (or later) is read again next time: a write in the same clock tick as that read, leaving the
+# size alone, would not move its times (file systems stamp times from a coarse clock; FAT's is
+# two seconds).
+SETTLE_NS = 2_000_000_000
+
+
+class KnownFile(NamedTuple):
+    """How an earlier scan found one file, and the ``file_stamp`` it had then.
+
+    A rescan takes the row over without opening the file when the file's stamp is still the same
+    (see ``scan_folder``'s ``known``).
+    """
+
+    stamp: tuple[int, ...]
+    status: str
+    message: str
+    size: int
+    mtime: float
+    sha256: str
+    encoding: str
+    chars: int
+    extractor: str = PLAIN_TEXT
+
+
+class TextUnavailable(KeyError):
+    """The text of a file the scan did not read (its stamp was unchanged) cannot be read now as
+    it was then: the file is gone, unreadable, or its bytes no longer have the recorded SHA-256."""
+
+
+class SourceTexts(Mapping[str, str]):
+    """doc_id -> raw text of every usable document of a scan.
+
+    Holds the texts the scan read; the texts of files taken over unchanged from an earlier scan
+    are read on first use (``read_document_text``: read-only, checked against the recorded
+    SHA-256) and kept. A file that cannot be read so raises ``TextUnavailable`` (a ``KeyError``,
+    so ``get`` gives its default) and is listed in ``failures``; the ``lenient`` view gives ""
+    for it instead, so an engine stage never stops on it (the run then reports the file as
+    changed). Safe to use from several threads (a text may be read twice, never wrongly).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        read: dict[str, str],
+        later: Mapping[str, Document] | None = None,
+        *,
+        _lenient: bool = False,
+        _shared: tuple[dict[str, Document], dict[str, str]] | None = None,
+    ) -> None:
+        self.root = root
+        self._read = read
+        if _shared is None:
+            _shared = (dict(later or {}), {})
+        self._later, self.failures = _shared
+        self._lenient = _lenient
+
+    def __getitem__(self, doc_id: str) -> str:
+        text = self._read.get(doc_id)
+        if text is not None:
+            return text
+        doc = self._later.get(doc_id)
+        if doc is None:
+            text = self._read.get(doc_id)  # read by another thread meanwhile
+            if text is None:
+                raise KeyError(doc_id)
+            return text
+        if doc.path not in self.failures:
+            try:
+                text = read_document_text(self.root, doc)
+            except (OSError, CorpusError, ValueError) as exc:  # ValueError: no longer decodes as recorded
+                self.failures[doc.path] = str(exc) or type(exc).__name__
+            else:
+                self._read[doc_id] = text  # before it leaves ``_later``: always found in one
+                self._later.pop(doc_id, None)
+                return text
+        if self._lenient:
+            return ""
+        raise TextUnavailable(doc_id)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._read or doc_id in self._later
+
+    def __iter__(self) -> Iterator[str]:
+        yield from list(self._read)
+        yield from [d for d in list(self._later) if d not in self._read]
+
+    def __len__(self) -> int:
+        return len(self._read) + sum(1 for d in list(self._later) if d not in self._read)
+
+    @property
+    def unread(self) -> int:
+        """Texts not read yet."""
+        return len(self._later)
+
+    def read_all(self, progress: Progress = NULL_PROGRESS) -> None:
+        """Read every text not read yet (reports stage ``read``; ``check()`` may cancel)."""
+        todo = sorted(self._later.values(), key=lambda d: d.path)
+        for n, doc in enumerate(todo):
+            if n % 256 == 0:
+                progress.check()
+                progress.report("read", n, len(todo))
+            self.get(doc.doc_id)
+        progress.report("read", len(todo), len(todo))
+
+    def lenient(self) -> SourceTexts:
+        """A view of the same texts that gives "" for a text that cannot be read (see above)."""
+        return SourceTexts(self.root, self._read, _lenient=True, _shared=(self._later, self.failures))
+
+
 @dataclass(frozen=True)
 class LoadedCorpus:
     """What a scan found.
@@ -98,15 +217,22 @@ class LoadedCorpus:
     Attributes:
         root: Absolute, resolved source folder.
         documents: Every entry found, sorted by path; never drops a file silently.
-        texts: doc_id -> raw decoded text, only for documents with status ``ok``.
+        texts: doc_id -> raw decoded text, only for documents with status ``ok`` (a
+            ``SourceTexts``: those of files taken over from ``known`` are read on first use).
         extra: doc_id -> the sidecar's extra columns (all but path, doc_id, source_id, version),
             only for documents named in the sidecar.
+        stamps: path -> ``file_stamp`` of every file read or taken over, as the scan found it.
+        trusted: Paths of the files taken over from ``known`` without being read.
+        started_ns: When the scan started (``time.time_ns()``).
     """
 
     root: Path
     documents: tuple[Document, ...]
-    texts: dict[str, str]
+    texts: Mapping[str, str]
     extra: dict[str, dict[str, str]] = field(default_factory=dict)
+    stamps: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    trusted: frozenset[str] = frozenset()
+    started_ns: int = 0
 
     def counts(self) -> dict[str, int]:
         """Number of documents per status."""
@@ -115,6 +241,23 @@ class LoadedCorpus:
     def usable(self) -> tuple[Document, ...]:
         """The documents whose text was read (status ``ok``), in path order."""
         return tuple(d for d in self.documents if d.status == STATUS_OK)
+
+    def known_files(self) -> dict[str, KnownFile]:
+        """The rows a later rescan may take over (``scan_folder``'s ``known``): every file read or
+        taken over with a trustable status, except those written too close to this scan
+        (``SETTLE_NS``)."""
+        limit = self.started_ns - SETTLE_NS
+        out: dict[str, KnownFile] = {}
+        for d in self.documents:
+            stamp = self.stamps.get(d.path)
+            status = STATUS_OK if d.status == "no_shingles" else d.status
+            if stamp is None or not d.sha256 or status not in TRUSTABLE_STATUSES:
+                continue
+            if stamp[1] >= limit or stamp[2] >= limit:
+                continue
+            out[d.path] = KnownFile(stamp, status, d.message if status == d.status else "", d.size, d.mtime,
+                                    d.sha256, d.encoding, d.chars, d.extractor)  # fmt: skip
+        return out
 
 
 # ---------------------------------------------------------------------------
@@ -132,6 +275,7 @@ class _ReadResult:
     chars: int = 0
     text: str | None = None
     extractor: str = PLAIN_TEXT
+    stamp: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -216,21 +360,24 @@ def _read_file(path: str, name: str, how: _How) -> _ReadResult:
     if len(data) > max_bytes:
         message = f"grew while being read; {_too_large(max_bytes)}"
         return _ReadResult(STATUS_TOO_LARGE, message, len(data), mtime)
+    # The stamp as the file was opened: one written meanwhile has a later change time, so the
+    # next rescan reads it again.
+    stamp = file_stamp(st) if len(data) == size else None
     size = len(data)
     digest = hashlib.sha256(data).hexdigest()
     if not data:
-        return _ReadResult(STATUS_EMPTY, "empty file (0 bytes)", size, mtime, digest)
+        return _ReadResult(STATUS_EMPTY, "empty file (0 bytes)", size, mtime, digest, stamp=stamp)
     got = extract_document(data, name, how.options, how.check)
     if got is not None:
         return _ReadResult(got.status, got.message, size, mtime, digest, got.encoding, got.chars,
-                           got.text, got.extractor)
+                           got.text, got.extractor, stamp)  # fmt: skip
     try:
         text, encoding = decode_bytes(data)
     except BinaryContentError as exc:
-        return _ReadResult(STATUS_BINARY, f"binary data: {exc}", size, mtime, digest)
+        return _ReadResult(STATUS_BINARY, f"binary data: {exc}", size, mtime, digest, stamp=stamp)
     except UndecodableError as exc:
-        return _ReadResult(STATUS_UNDECODABLE, str(exc), size, mtime, digest)
-    result = _ReadResult(STATUS_OK, "", size, mtime, digest, encoding, len(text))
+        return _ReadResult(STATUS_UNDECODABLE, str(exc), size, mtime, digest, stamp=stamp)
+    result = _ReadResult(STATUS_OK, "", size, mtime, digest, encoding, len(text), stamp=stamp)
     if not text.strip():
         result.status = STATUS_EMPTY
         result.message = (
@@ -309,6 +456,7 @@ def scan_folder(
     progress: Progress = NULL_PROGRESS,
     workers: int = 1,
     extract_options: ExtractOptions = DEFAULT_OPTIONS,
+    known: Mapping[str, KnownFile] | None = None,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
 
@@ -327,6 +475,10 @@ def scan_folder(
             default: on 2 cores two threads measured 2x slower for 10,000 cached files, decoding
             holds the GIL; more threads can pay on a slow network share).
         extract_options: What extractors include (e.g. .docx headers and footers).
+        known: path -> how an earlier scan with the same ``max_bytes`` and ``extract_options``
+            found the file (``LoadedCorpus.known_files``). A file whose ``file_stamp`` is still
+            the same is not opened: its row is taken over (SHA-256 included) and its text is read
+            only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``.
 
     Returns:
         A ``LoadedCorpus`` with documents sorted by path.
@@ -342,15 +494,30 @@ def scan_folder(
     if not given.is_dir():
         raise CorpusError(f"source is not a folder: {given}")
     root_path = given.resolve()
+    started_ns = time.time_ns()
     entries = walk_folder(root_path, tuple(include), tuple(exclude), progress)
-    to_read = [e for e in entries if not e.status]
+    by_rel: dict[str, _ReadResult] = {}
+    stamps: dict[str, tuple[int, ...]] = {}
+    trusted: set[str] = set()
+    to_read = []
+    for e in entries:
+        if e.status:
+            continue
+        old = known.get(display_path(e.rel)[0]) if known else None
+        if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
+            by_rel[e.rel] = _ReadResult(old.status, old.message, old.size, old.mtime, old.sha256, old.encoding,
+                                        old.chars, None, old.extractor, old.stamp)  # fmt: skip
+            trusted.add(e.rel)
+        else:
+            to_read.append(e)
     how = _How(max_bytes, extract_options, progress.check)
     files = [(e.fs_path, e.rel.rsplit("/", 1)[-1]) for e in to_read]
     results = _read_all(files, how, workers, progress)
-    by_rel = {e.rel: r for e, r in zip(to_read, results)}
+    by_rel.update((e.rel, r) for e, r in zip(to_read, results))
 
     documents: list[Document] = []
-    texts_by_rel: dict[str, str] = {}
+    texts_by_path: dict[str, str] = {}
+    trusted_paths: set[str] = set()
     for e in entries:
         path, renamed = display_path(e.rel)
         note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
@@ -362,8 +529,13 @@ def scan_folder(
             status, message, size, mtime = r.status, r.message, r.size, r.mtime
             sha, enc, chars, extractor = r.sha256, r.encoding, r.chars, r.extractor
             if r.text is not None:
-                texts_by_rel[path] = r.text
-        message = "; ".join(m for m in (message, note) if m)
+                texts_by_path[path] = r.text
+            if r.stamp is not None:
+                stamps[path] = r.stamp
+            if e.rel in trusted:
+                trusted_paths.add(path)
+        if note and note not in message:
+            message = "; ".join(m for m in (message, note) if m)
         source_id = display_path(e.source_id)[0]
         documents.append(
             Document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
@@ -374,22 +546,30 @@ def scan_folder(
     if sidecar is not None:
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
-    texts = {d.doc_id: texts_by_rel[d.path] for d in documents if d.path in texts_by_rel}
-    return LoadedCorpus(root_path, tuple(documents), texts, extra)
+    read = {d.doc_id: texts_by_path[d.path] for d in documents if d.path in texts_by_path}
+    later = {d.doc_id: d for d in documents if d.path in trusted_paths and d.status == STATUS_OK}
+    texts = SourceTexts(root_path, read, later)
+    return LoadedCorpus(root_path, tuple(documents), texts, extra, stamps, frozenset(trusted_paths), started_ns)
 
 
 def check_integrity(
-    root: Path | str, documents: Sequence[Document], progress: Progress = NULL_PROGRESS
+    root: Path | str,
+    documents: Sequence[Document],
+    progress: Progress = NULL_PROGRESS,
+    stamps: Mapping[str, tuple[int, ...]] | None = None,
 ) -> list[tuple[str, str]]:
     """Re-stat and re-hash every file that was read; report what changed since the scan.
 
-    Rows without a SHA-256 (excluded, too large, unreadable, links) are skipped.
+    Rows without a SHA-256 (excluded, too large, unreadable, links) are skipped. Files listed in
+    ``stamps`` (those a rescan took over without reading them) are stat'ed only: the same
+    ``file_stamp`` means unchanged; another one sends them through the full check.
 
     Args:
         root: The source folder that was scanned.
         documents: The manifest rows of that scan.
         progress: Reports stage ``check``; ``check()`` is called before each file (re-hashing
             100,000 files takes seconds, and a cancel must not wait for it).
+        stamps: path -> the stamp a file had when the scan took it over unread.
 
     Returns:
         ``[(relative path, what changed)]`` in the order of ``documents``, e.g.
@@ -401,6 +581,7 @@ def check_integrity(
     """
     root_path = Path(root).resolve()
     root_text = str(root_path)
+    stamps = stamps or {}
     changes: list[tuple[str, str]] = []
     total = len(documents)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
@@ -411,6 +592,9 @@ def check_integrity(
         if not doc.sha256:
             continue
         progress.check()
+        stamp = stamps.get(doc.path)
+        if stamp is not None and _stamp_of(root_path, root_text, doc.path) == stamp:
+            continue
         what = _changed(root_path, root_text, doc)
         if what:
             changes.append((doc.path, what))
@@ -418,9 +602,20 @@ def check_integrity(
     return changes
 
 
+def _file_path(root_path: Path, root_text: str, rel: str) -> str:
+    return os.path.join(root_text, rel) if "\\x" not in rel else str(fs_path(root_path, rel))
+
+
+def _stamp_of(root_path: Path, root_text: str, rel: str) -> tuple[int, ...] | None:
+    try:
+        return file_stamp(os.stat(_file_path(root_path, root_text, rel)))
+    except OSError:
+        return None
+
+
 def _changed(root_path: Path, root_text: str, doc: Document) -> str:
     """What changed in one file since the scan ("" when nothing did)."""
-    path = os.path.join(root_text, doc.path) if "\\x" not in doc.path else str(fs_path(root_path, doc.path))
+    path = _file_path(root_path, root_text, doc.path)
     try:
         fd = _open_read_only(path)
     except FileNotFoundError:

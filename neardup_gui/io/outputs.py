@@ -335,8 +335,26 @@ def _write_files(folder: Path, folder_fd: int | None, files: list[tuple[str, byt
             os.close(fd)
 
 
+def _link_files(folder: Path, folder_fd: int | None, links: list[tuple[str, Path]]) -> list[str]:
+    """Hard-link earlier normalized files into ``folder``; returns the names that could not be."""
+    failed = []
+    for name, source in links:
+        try:
+            if folder_fd is not None:
+                os.link(source, name, dst_dir_fd=folder_fd)
+            else:
+                os.link(source, folder / name)
+        except OSError:  # no hard links here (some network and FAT file systems), or it is gone
+            failed.append(name)
+    return failed
+
+
 def write_normalized(
-    folder: Path, texts: Mapping[str, str], doc_ids: Iterable[str], options: NormalizeOptions
+    folder: Path,
+    texts: Mapping[str, str],
+    doc_ids: Iterable[str],
+    options: NormalizeOptions,
+    reuse: Mapping[str, Path] | None = None,
 ) -> None:
     """Write ``<doc_id>.txt`` with each document's normalized text (UTF-8) into a new ``folder``.
 
@@ -344,16 +362,22 @@ def write_normalized(
     system's journal), so one thread creates the files of a batch while this one normalizes the
     next; files are opened relative to the folder with plain system calls (open, write, close).
 
+    ``reuse``: doc_id -> the same document's normalized file from an earlier run (same file
+    SHA-256, same options): hard-linked instead of written, so the text is not read again; written
+    as usual where a link cannot be made.
+
     Raises:
         FileExistsError: ``folder`` exists (it is always a fresh staging folder).
     """
     folder.mkdir(parents=True)
-    ids = list(doc_ids)
+    reuse = reuse or {}
+    ids = [d for d in doc_ids if d not in reuse]
     folder_fd = None
     if os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY"):
         folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         with ThreadPoolExecutor(1) as writer:
+            linking = writer.submit(_link_files, folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()])
             pending: deque[Future[None]] = deque()
             for lo in range(0, len(ids), _NORMALIZE_BATCH):
                 batch = ids[lo : lo + _NORMALIZE_BATCH]
@@ -366,6 +390,13 @@ def write_normalized(
                 pending.append(writer.submit(_write_files, folder, folder_fd, files))
             while pending:
                 pending.popleft().result()
+            failed = [name[: -len(".txt")] for name in linking.result()]
+            for lo in range(0, len(failed), _NORMALIZE_BATCH):
+                batch = failed[lo : lo + _NORMALIZE_BATCH]
+                _write_files(folder, folder_fd, [
+                    (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
+                    for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options))
+                ])  # fmt: skip
     finally:
         if folder_fd is not None:
             os.close(folder_fd)

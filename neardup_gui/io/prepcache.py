@@ -5,7 +5,8 @@ One uncompressed ``.npz`` holds the per-document entries of the last completed s
 containment sample and boilerplate hits. A rescan takes unchanged files from it instead of
 normalizing, shingling and signing them again. It also holds that screen's verified pairs keyed by
 the SHA-256 of both files (``core.pipeline.PairMemo``, as JSON), so pairs of unchanged files are not
-verified again.
+verified again. And it holds how each file was found (``io.corpus.KnownFile``: size, times, inode
+and the row read from it), so a rescan does not even open a file whose stamp is unchanged.
 
 The file is written atomically (temporary file + ``os.replace``) after a screen completed, so it is
 either the previous run's or this one's. A missing, unreadable, truncated or foreign file is
@@ -30,14 +31,15 @@ import numpy as np
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment
+from neardup_gui.io.corpus import KnownFile
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CACHE_FILE", "load_cache", "load_pairs", "save_cache"]
+__all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-7"
+_FORMAT = "neardup-prepare-cache-8"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -89,14 +91,36 @@ def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
     return np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
 
 
+def _known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
+    rows = list((known or {}).items())
+    stamps = [k.stamp for _, k in rows]
+    dumps = json.JSONEncoder(ensure_ascii=True).encode  # paths may hold lone surrogates
+    return {
+        "known_key": np.array(read_key),
+        "known_paths": np.array(dumps([p for p, _ in rows])),
+        "known_times": np.array([s[:3] for s in stamps], dtype=np.int64).reshape(-1, 3),
+        "known_inodes": np.array([s[3:] for s in stamps], dtype=np.uint64).reshape(-1, 2),
+        "known_text": np.array(dumps([[k.status, k.message, k.encoding, k.extractor] for _, k in rows])),
+        "known_mtime": np.array([k.mtime for _, k in rows], dtype=np.float64),
+        "known_sha": np.array([k.sha256 for _, k in rows], dtype="S64"),
+        "known_chars": np.array([k.chars for _, k in rows], dtype=np.int64),
+    }
+
+
 def save_cache(
-    workspace: Path | str, cache: PrepareCache, memo: PairMemo | None = None, versions: Mapping[str, str] | None = None
+    workspace: Path | str,
+    cache: PrepareCache,
+    memo: PairMemo | None = None,
+    versions: Mapping[str, str] | None = None,
+    known: Mapping[str, KnownFile] | None = None,
+    read_key: str = "",
 ) -> Path:
     """Write ``cache`` (and the run's verified pairs) to ``workspace/cache/prepare.npz`` atomically.
 
     ``versions``: program and library versions (``tasks.library_versions``); a later load with
     other versions ignores the cache (an extractor or Unicode table that changed could give other
-    texts for the same bytes).
+    texts for the same bytes). ``known``: how the run found each file
+    (``LoadedCorpus.known_files``), valid for reading options ``read_key`` (``load_known``).
     """
     path = Path(workspace) / CACHE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,6 +146,7 @@ def save_cache(
                 run_id=np.array(cache.run_id),
                 pairs_json=_memo_bytes(memo),
                 versions=np.array(json.dumps(dict(versions or {}), sort_keys=True)),
+                **_known_arrays(known, read_key),
             )
             fh.flush()
             os.fsync(fh.fileno())
@@ -201,3 +226,28 @@ def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None)
 def load_pairs(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PairMemo | None:
     """The verified pairs saved with the cache in ``workspace``, or None (as ``load_cache``)."""
     return _read(workspace, "the last run's verified pairs", _pairs_from, versions)
+
+
+def _known_from(z: Any, read_key: str) -> dict[str, KnownFile] | None:
+    if str(z["known_key"]) != read_key:
+        return None
+    paths = json.loads(str(z["known_paths"]))
+    texts = json.loads(str(z["known_text"]))
+    times, inodes = z["known_times"].tolist(), z["known_inodes"].tolist()
+    mtimes, chars = z["known_mtime"].tolist(), z["known_chars"].tolist()
+    shas = [s.decode("ascii") for s in z["known_sha"].tolist()]
+    if not (len(paths) == len(texts) == len(times) == len(inodes) == len(mtimes) == len(chars) == len(shas)):
+        raise ValueError("its file rows disagree in length")
+    return {
+        p: KnownFile((*t, *i), status, message, t[0], m, sha, encoding, c, extractor)
+        for p, t, i, (status, message, encoding, extractor), m, sha, c in zip(paths, times, inodes, texts, mtimes, shas, chars)
+    }
+
+
+def load_known(
+    workspace: Path | str, versions: Mapping[str, str] | None = None, read_key: str = ""
+) -> dict[str, KnownFile] | None:
+    """How the last screen into ``workspace`` found each file (``scan_folder``'s ``known``), or
+    None when there is no cache, it cannot be used (as ``load_cache``) or it was made with other
+    reading options than ``read_key`` (size limit, extraction choices)."""
+    return _read(workspace, "the last run's file list", lambda z: _known_from(z, read_key), versions)

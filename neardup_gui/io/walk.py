@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import functools
 import hashlib
 import os
 import re
 import stat
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,7 @@ __all__ = [
     "CorpusError",
     "WalkEntry",
     "display_path",
+    "file_stamp",
     "fs_path",
     "make_doc_id",
     "matching_pattern",
@@ -59,12 +61,26 @@ def make_doc_id(relpath: str) -> str:
 
 def matching_pattern(name: str, relpath: str, patterns: Sequence[str]) -> str | None:
     """First pattern matching the file name or the relative path (case-insensitive), or None."""
+    if not patterns:
+        return None
+    any_of, each = _compiled_patterns(tuple(patterns))
     lname, lrel = name.lower(), relpath.lower()
-    for pat in patterns:
-        lpat = pat.lower().replace("\\", "/")
-        if fnmatch.fnmatchcase(lname, lpat) or fnmatch.fnmatchcase(lrel, lpat):
+    if any_of(lname) is None and any_of(lrel) is None:
+        return None
+    for pat, match in each:
+        if match(lname) is not None or match(lrel) is not None:
             return pat
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled_patterns(patterns: tuple[str, ...]) -> tuple[Callable[[str], object], list[tuple[str, Callable[[str], object]]]]:
+    """One regular expression for "any of them" (one call per path instead of one per pattern),
+    and one per pattern to name the first that matched; same matching as ``fnmatch.fnmatchcase``
+    on the lower-cased pattern."""
+    parts = [fnmatch.translate(p.lower().replace("\\", "/")) for p in patterns]
+    each = [(p, re.compile(part).match) for p, part in zip(patterns, parts)]
+    return re.compile("|".join(f"(?:{part})" for part in parts)).match, each
 
 
 def display_path(rel: str) -> tuple[str, bool]:
@@ -103,6 +119,8 @@ class WalkEntry:
         message: Why, for a finished row.
         size: Bytes (0 for folders and links).
         mtime: Modification time (POSIX seconds), 0.0 when unknown.
+        stamp: For a file to read, its ``file_stamp`` at the walk (how a rescan knows it is
+            unchanged without reading it); None otherwise.
     """
 
     rel: str
@@ -113,6 +131,14 @@ class WalkEntry:
     message: str = ""
     size: int = 0
     mtime: float = 0.0
+    stamp: tuple[int, ...] | None = None
+
+
+def file_stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What says a file is unchanged without reading it: size, modification and status-change
+    times in nanoseconds, inode and device. Writing a file moves its change time (``ctime``),
+    which, unlike the modification time, no program can set back."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
 def stat_quiet(path: str, follow: bool = True) -> tuple[int, float]:
@@ -235,7 +261,7 @@ def _classify(
     except OSError as exc:
         row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
         return None
-    row.size, row.mtime = st.st_size, st.st_mtime
+    row.size, row.mtime, row.stamp = st.st_size, st.st_mtime, file_stamp(st)
     if not stat.S_ISREG(st.st_mode):
         row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
         return None

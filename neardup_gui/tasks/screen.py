@@ -5,8 +5,11 @@ No Qt here.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import hashlib
+import os
+import json
 import logging
 import platform
 from collections.abc import Callable, Mapping
@@ -22,10 +25,10 @@ from neardup_gui.core.pipeline import PairMemo, screen
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
-from neardup_gui.io.corpus import CorpusError, check_integrity, scan_folder
+from neardup_gui.io.corpus import CorpusError, SourceTexts, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
-from neardup_gui.io.prepcache import load_cache, load_pairs, save_cache
+from neardup_gui.io.prepcache import load_cache, load_known, load_pairs, save_cache
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +109,7 @@ def screen_folder(
     progress: Progress = NULL_PROGRESS,
     with_normalized: bool = True,
     use_cache: bool = True,
+    reread: bool = False,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -119,7 +123,12 @@ def screen_folder(
             files can cost more than the screen itself). When False the folder holds only a note.
         use_cache: Take unchanged files (same SHA-256, same parameters) from the workspace's
             prepare cache (``out_dir/cache/prepare.npz``) and refresh it after the run. Results
-            are the same either way; only the time differs.
+            are the same either way; only the time differs. Files whose size, modification and
+            change times and inode are those the last screen into ``out_dir`` recorded are not
+            even opened: their manifest row (SHA-256 included) is taken over and their text is
+            read only if a stage needs it.
+        reread: Open, hash and decode every file even when it looks unchanged (the prepare
+            cache is still used for files with a known SHA-256).
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -136,31 +145,51 @@ def screen_folder(
     source_path = source_path.resolve()
     out_path = ensure_outside_source(Path(out_dir), source_path) if out_dir is not None else None
     started = _now()
+    caching = use_cache and out_path is not None
+    versions = library_versions()
+    extract_options = ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers)
+    read_key = _read_key(params, extract_options)
+    known = load_known(out_path, versions, read_key) if caching and not reread and out_path is not None else None
     corpus = scan_folder(
         source_path,
         include=params.include,
         exclude=params.exclude,
         max_bytes=params.max_bytes,
         sidecar=Path(sidecar) if sidecar else None,
-        extract_options=ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers),
+        extract_options=extract_options,
         progress=progress,
+        known=known,
     )
-    caching = use_cache and out_path is not None
-    versions = library_versions()
+    del known
     cache = load_cache(out_path, versions) if caching and out_path is not None else None
     previous = load_pairs(out_path, versions) if cache is not None and out_path is not None else None
+    texts = corpus.texts
     result = screen(
-        corpus.documents, corpus.texts, params, progress, fields=corpus.extra,
-        cache=cache, keep_cache=caching, previous=previous,
+        corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
+        fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous,
     )  # fmt: skip
     del cache, previous
-    changed = tuple(check_integrity(source_path, result.documents, progress=progress))
+    trusted_stamps = {p: corpus.stamps[p] for p in corpus.trusted if p in corpus.stamps}
+    changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=trusted_stamps)
+    if isinstance(texts, SourceTexts) and texts.failures:
+        seen = {p for p, _ in changed_list}
+        changed_list += [
+            (p, f"not read as at the last screen: {why}") for p, why in sorted(texts.failures.items()) if p not in seen
+        ]
+    changed = tuple(changed_list)
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
     for d in result.documents:
         counts[f"files_{d.status}"] = counts.get(f"files_{d.status}", 0) + 1
     counts["files"] = len(result.documents)
     counts.update(result.counts)
     notes = list(result.notes)
+    counts["unchanged_files_not_read"] = len(corpus.trusted)
+    if corpus.trusted:
+        notes.append(
+            f"{len(corpus.trusted)} file(s) unchanged since the last screen into this workspace (same size, "
+            "modification and change times, inode) were not read again; their SHA-256 is the one recorded then, "
+            "and their texts are read only where needed (screen --reread reads every file)"
+        )
     if changed:
         notes.append(f"{len(changed)} source file(s) changed during the run; their results may be out of date")
     finished = _now()
@@ -198,11 +227,42 @@ def screen_folder(
         if result.cache is not None:
             try:
                 memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count)
-                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions)
+                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions,
+                           corpus.known_files(), read_key)  # fmt: skip
             except OSError as exc:  # only a later screen's speed depends on it
                 log.warning("could not write the prepare cache in %s: %s", out_path, exc)
         progress.report("write", 1, 1)
     return outcome
+
+
+def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Path]:
+    """doc_id -> its file in the workspace's current ``normalized/``, for the documents whose file
+    has the same path and SHA-256 as in the run that wrote it, made with the same normalization,
+    extraction options and versions (so the same bytes); empty when that cannot be told."""
+    folder = out_dir / outputs.NORMALIZED_DIR
+    try:
+        previous = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
+        keys = ("normalize", "docx_tables", "docx_headers_footers")
+        now = outcome.params.to_dict()
+        if [previous["params"].get(k) for k in keys] != [now.get(k) for k in keys]:
+            return {}
+        if previous["versions"] != outcome.run.versions:
+            return {}
+        present = {e.name for e in os.scandir(folder) if e.name.endswith(".txt")}
+        with open(out_dir / "manifest.csv", encoding="utf-8-sig", newline="") as fh:
+            was = {r["doc_id"]: (r["path"], r["sha256"]) for r in csv.DictReader(fh)}
+    except (OSError, ValueError, KeyError, TypeError, csv.Error):
+        return {}
+    return {
+        d.doc_id: folder / f"{d.doc_id}.txt"
+        for d in outcome.documents
+        if d.sha256 and was.get(d.doc_id) == (d.path, d.sha256) and f"{d.doc_id}.txt" in present
+    }
+
+
+def _read_key(params: ScreenParams, extract_options: ExtractOptions) -> str:
+    """What a file's manifest row depends on besides its bytes (``load_known`` compares it)."""
+    return json.dumps({"max_bytes": params.max_bytes, "extract": dataclasses.asdict(extract_options)}, sort_keys=True)
 
 
 def _pair_memo(outcome: ScreenOutcome, template: np.ndarray, min_count: int) -> PairMemo:
@@ -259,11 +319,12 @@ def write_screen_outputs(
     # writing also settles what an interrupted earlier screen left behind.
     from neardup_gui.io.session import ReviewSession
 
+    texts = outcome.texts.lenient() if isinstance(outcome.texts, SourceTexts) else outcome.texts
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
         outputs.stage_screen_outputs(
             out_dir, run_id, files,
             normalized or (lambda folder: outputs.write_normalized(
-                folder, outcome.texts, normalized_ids, outcome.params.normalize)),
+                folder, texts, normalized_ids, outcome.params.normalize, _reusable_normalized(out_dir, outcome))),
         )  # fmt: skip
         try:
             session.record_run(outcome.run, outcome.documents, outcome.candidates)

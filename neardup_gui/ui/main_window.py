@@ -300,7 +300,9 @@ class MainWindow(QMainWindow):
         self.review.pause(self.tr("Deciding resumes when the screen ends."))
         self._screen_started = time.monotonic()
         self.progress.start()
-        self.runner.start(self.source, params, self.workspace, self.settings.write_normalized())
+        self.runner.start(
+            self.source, params, self.workspace, self.settings.write_normalized(), self.settings.reread_all()
+        )
         return True
 
     def _on_running_changed(self, running: bool) -> None:

@@ -167,7 +167,10 @@ class OverviewController(QObject):
                 self.boilerplate_view.set_failed(message)
 
         def work(progress: Any) -> BoilerplateResult:
-            ids = [d.doc_id for d in documents if d.usable and d.doc_id in texts]
-            return find_boilerplate(ids, texts, params, min_docs, progress)
+            # Texts a rescan took over unread are read here, once; one that cannot be read as
+            # screened (changed since) is left out rather than failing the whole view.
+            got = {d.doc_id: texts.get(d.doc_id) for d in documents if d.usable and d.doc_id in texts}
+            readable = {d: t for d, t in got.items() if t is not None}
+            return find_boilerplate(list(readable), readable, params, min_docs, progress)
 
         jobs.start("boilerplate", work, done, failed)

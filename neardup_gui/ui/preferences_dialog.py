@@ -142,6 +142,13 @@ class PreferencesDialog(QDialog):
                     "than the screen itself; the results are the same without them.")
         )  # fmt: skip
         form.addRow("", self.normalized_check)
+        self.reread_check = QCheckBox(self.tr("Read and hash every file on each screen"))
+        self.reread_check.setToolTip(
+            self.tr("Off: a file whose size, modification and change times are the same as at the last screen "
+                    "into the workspace is not opened again, and keeps the SHA-256 recorded then. On: every "
+                    "file is opened and its SHA-256 computed again (slower on large folders).")
+        )  # fmt: skip
+        form.addRow("", self.reread_check)
 
         # Text panes
         self.font_spin = QDoubleSpinBox()
@@ -210,6 +217,7 @@ class PreferencesDialog(QDialog):
         self.reviewer_edit.setText(self.settings.reviewer())
         self.workspaces_edit.setText(self.settings.workspaces_root())
         self.normalized_check.setChecked(self.settings.write_normalized())
+        self.reread_check.setChecked(self.settings.reread_all())
         self.font_spin.setValue(self.settings.pane_font_size())
         current = highlight_colours(self.settings)
         for kind in COLOUR_KINDS:
@@ -260,6 +268,9 @@ class PreferencesDialog(QDialog):
         if self.normalized_check.isChecked() != s.write_normalized():
             s.set_write_normalized(self.normalized_check.isChecked())
             changed.add("normalized")
+        if self.reread_check.isChecked() != s.reread_all():
+            s.set_reread_all(self.reread_check.isChecked())
+            changed.add("reread")
         if abs(self.font_spin.value() - s.pane_font_size()) > 1e-9:
             s.set_pane_font_size(self.font_spin.value())
             changed.add("font")

@@ -179,7 +179,15 @@ class ReviewController(QObject):
             return
         left_doc = self.model.document(candidate.left)
         right_doc = self.model.document(candidate.right)
-        changed = [d.path for d in (left_doc, right_doc) if d is not None and d.doc_id in self.model.changed_documents()]
+        texts = self.outcome.texts
+        # A text taken over unread by a rescan is read now; one that no longer reads as screened counts as changed.
+        left_text, right_text = texts.get(candidate.left), texts.get(candidate.right)
+        gone = {c for c, t in ((candidate.left, left_text), (candidate.right, right_text)) if t is None and c in texts}
+        changed = [
+            d.path
+            for d in (left_doc, right_doc)
+            if d is not None and (d.doc_id in self.model.changed_documents() or d.doc_id in gone)
+        ]
         notice = ""
         if changed:
             notice = self.tr("Changed since the screen, so its text is not shown: {0}. Screen again to compare.").format(
@@ -190,8 +198,8 @@ class ReviewController(QObject):
                 candidate=candidate,
                 left_doc=left_doc,
                 right_doc=right_doc,
-                left_text=self.outcome.texts.get(candidate.left, ""),
-                right_text=self.outcome.texts.get(candidate.right, ""),
+                left_text=left_text or "",
+                right_text=right_text or "",
                 options=self.outcome.params.normalize,
                 min_len=self.outcome.params.k,
                 notice=notice,

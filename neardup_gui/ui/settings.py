@@ -178,6 +178,14 @@ class AppSettings:
     def set_write_normalized(self, on: bool) -> None:
         self._s.setValue("preferences/write_normalized", bool(on))
 
+    def reread_all(self) -> bool:
+        """Whether a screen opens and hashes every file, also those whose size and times are
+        unchanged since the last screen into the workspace (off: those are taken over)."""
+        return bool(self._s.value("preferences/reread_all", False, type=bool))
+
+    def set_reread_all(self, on: bool) -> None:
+        self._s.setValue("preferences/reread_all", bool(on))
+
     def pane_font_size(self) -> float:
         """Point size of the text panes; 0 means the panes' built-in size."""
         try:

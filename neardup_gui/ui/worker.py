@@ -62,12 +62,15 @@ class ScreenWorker(QObject):
     screening_failed = Signal(str, str)  # message, details (traceback)
     screening_cancelled = Signal()
 
-    def __init__(self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True) -> None:
+    def __init__(
+        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True, reread: bool = False
+    ) -> None:
         super().__init__()
         self.source = source
         self.params = params
         self.out_dir = out_dir
         self.with_normalized = with_normalized
+        self.reread = reread
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -87,8 +90,9 @@ class ScreenWorker(QObject):
         try:
             with PausedCycleCollector():
                 outcome = tasks.screen_folder(
-                    self.source, self.params, out_dir=self.out_dir, progress=progress, with_normalized=self.with_normalized
-                )
+                    self.source, self.params, out_dir=self.out_dir, progress=progress,
+                    with_normalized=self.with_normalized, reread=self.reread,
+                )  # fmt: skip
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()
@@ -123,17 +127,18 @@ class ScreenRunner(QObject):
         return self._worker
 
     def start(
-        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True
+        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True, reread: bool = False
     ) -> ScreenWorker:
         """Start a screen; raises ``RuntimeError`` while another one is running.
 
         ``with_normalized``: also write ``normalized/`` (one file per document) into ``out_dir``.
+        ``reread``: open and hash every file, also those unchanged since the last screen into ``out_dir``.
         """
         if self.running:
             raise RuntimeError("a screen is already running")
         thread = QThread(self)
         thread.setObjectName("screen")
-        worker = ScreenWorker(source, params, out_dir, with_normalized)
+        worker = ScreenWorker(source, params, out_dir, with_normalized, reread)
         worker.moveToThread(thread)
         worker.progress_changed.connect(self.progress_changed)
         worker.screening_finished.connect(self._on_finished)

@@ -1489,7 +1489,7 @@ Results written to: {1}</source>
         <translation>筛查结束后可继续审核。</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+48"/>
         <source>{0} pairs among {1} files ({2} compared) in {3:.1f} s.</source>
         <translation>{1} 个文件（比较了 {2} 个）中找到 {0} 个文本对，用时 {3:.1f} 秒。</translation>
     </message>
@@ -1764,7 +1764,17 @@ Results written to: {1}</source>
         <translation>在工作区中每篇文档一个文件。创建大量小文件可能比筛查本身还慢；不写这些文件，结果完全相同。</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+4"/>
+        <source>Read and hash every file on each screen</source>
+        <translation>每次筛查都重新读取并计算每个文件的哈希</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Off: a file whose size, modification and change times are the same as at the last screen into the workspace is not opened again, and keeps the SHA-256 recorded then. On: every file is opened and its SHA-256 computed again (slower on large folders).</source>
+        <translation>关闭时：大小、修改时间和状态变更时间与上次筛查到该工作区时相同的文件不再打开，沿用当时记录的 SHA-256。开启时：每个文件都重新打开并计算 SHA-256（大文件夹会更慢）。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source> pt</source>
         <translation> 磅</translation>
     </message>
@@ -1819,12 +1829,12 @@ Results written to: {1}</source>
         <translation>默认参数</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>Folder for new workspaces</source>
         <translation>新工作区所在的文件夹</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+50"/>
         <source>Default parameters not valid: {0}</source>
         <translation>默认参数无效：{0}</translation>
     </message>
@@ -1860,7 +1870,7 @@ Results written to: {1}</source>
 <context>
     <name>ReviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/review_controller.py" line="+120"/>
+        <location filename="../../neardup_gui/ui/review_controller.py" line="+127"/>
         <source>No workspace: decisions are kept until the window closes.</source>
         <translation>没有工作区：结论只保留到窗口关闭为止。</translation>
     </message>
@@ -1880,7 +1890,7 @@ Results written to: {1}</source>
         <translation>结论没有保存到磁盘。</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+54"/>
         <source>Changed since the screen, so its text is not shown: {0}. Screen again to compare.</source>
         <translation>筛查后已改动，因此不显示其文本：{0}。请重新筛查后再比较。</translation>
     </message>
@@ -1895,7 +1905,7 @@ Results written to: {1}</source>
         <translation>筛查进行期间暂停审核。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>The decision was not saved</source>
         <translation>结论未能保存</translation>
     </message>
@@ -1905,7 +1915,7 @@ Results written to: {1}</source>
         <translation>筛查进行期间暂停仲裁。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>The arbitration was not saved</source>
         <translation>仲裁未能保存</translation>
     </message>
@@ -2340,7 +2350,7 @@ Results written to: {1}</source>
         <translation>正在打开工作区 {0}…</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+37"/>
         <source>Opened the workspace {0}: {1} pairs among {2} files, screened {3}.</source>
         <translation>已打开工作区 {0}：{2} 个文件中有 {1} 个文本对，筛查于 {3}。</translation>
     </message>

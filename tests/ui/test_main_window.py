@@ -354,3 +354,38 @@ def test_with_normalized_texts_turned_off_a_screen_writes_only_a_note_in_their_p
     folder = tmp_path / "ws" / "normalized"
     assert [p.name for p in folder.iterdir()] == ["NOT_WRITTEN.txt"]
     assert window.candidate_model.rowCount() > 0  # the review itself is unchanged
+
+
+def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless_every_file_is_to_be_read(
+    qtbot, settings, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    import time
+
+    from neardup_gui.io import corpus
+    from neardup_gui.io.corpus import SourceTexts
+    from neardup_gui.ui.preferences_dialog import PreferencesDialog
+
+    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)  # the sample was copied just now
+    time.sleep(0.15)
+    window = make_window(sample, tmp_path / "ws")
+    for _ in range(2):
+        with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+            assert window.start_screen()
+    outcome = window.outcome
+    read = outcome.run.counts["files_ok"] + outcome.run.counts.get("files_no_shingles", 0)
+    assert outcome.run.counts["unchanged_files_not_read"] >= read > 2
+    assert isinstance(outcome.texts, SourceTexts)
+    candidate = window.candidate_view.current_candidate()
+    left = window.candidate_model.document(candidate.left)
+    expected = (sample / left.path).read_bytes().decode(left.encoding)
+    assert window.diff_view.left.toPlainText() == raw_in_pane(expected)
+    assert window.diff_view.left.highlights(HighlightKind.SHARED)
+
+    dialog = PreferencesDialog(settings)
+    qtbot.addWidget(dialog)
+    assert not dialog.reread_check.isChecked()  # off by default
+    dialog.reread_check.setChecked(True)
+    assert "reread" in dialog.save()
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    assert window.outcome.run.counts["unchanged_files_not_read"] == 0

@@ -1,0 +1,187 @@
+"""Rescans that do not open unchanged files: the file stamps kept in the workspace's cache.
+
+Real folders, real files, real stamps. The settle time (files written this close to a scan are read
+again next time) is shortened to 50 ms here, and the tests wait past it, so that they run in
+milliseconds and still see the kernel's real time stamps.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.cli import main
+from neardup_gui.core.records import ScreenParams
+from neardup_gui.io import corpus as corpus_mod
+from neardup_gui.io.corpus import SourceTexts, TextUnavailable, check_integrity, scan_folder
+from neardup_gui.io.prepcache import load_known
+from neardup_gui.tasks import screen_folder
+
+# TF-IDF and SimHash for every pair (automatic on small folders) fit models on every text, which
+# reads them all; an archive large enough for reading to matter is past that automatic limit.
+PARAMS = ScreenParams(k=5, all_scores="never")
+SETTLE_NS = 50_000_000
+
+# Files opened under a folder while ``_OPENED`` is being recorded (an audit hook cannot be
+# removed, so one hook serves every test and records only when asked).
+_OPENED: list[str] | None = None
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _OPENED is not None and event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+        _OPENED.append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+def _opened_during(fn, under: Path) -> tuple[object, list[str]]:
+    global _OPENED
+    _OPENED = []
+    try:
+        result = fn()
+    finally:
+        seen, _OPENED = _OPENED, None
+    root = str(under)
+    return result, sorted({p for p in seen if p.startswith(root + os.sep)})
+
+
+def _settle() -> None:
+    time.sleep(3 * SETTLE_NS / 1e9)
+
+
+@pytest.fixture(autouse=True)
+def short_settle(monkeypatch) -> None:
+    monkeypatch.setattr(corpus_mod, "SETTLE_NS", SETTLE_NS)
+
+
+def _text(rng: random.Random, n: int) -> str:
+    return "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(n)) + "。"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """40 articles, 12 of them with a copy or an edit, a GB18030 copy, an empty and a binary file."""
+    rng = random.Random(3)
+    src = tmp_path / "稿件"
+    (src / "a").mkdir(parents=True)
+    (src / "b").mkdir()
+    bodies = [_text(rng, rng.randrange(200, 600)) for _ in range(40)]
+    for i, body in enumerate(bodies):
+        (src / "a" / f"{i:03d}.txt").write_text(body, encoding="utf-8")
+    for i in range(0, 24, 2):
+        edited = list(bodies[i])
+        for _ in range(3):
+            edited[rng.randrange(len(edited) - 1)] = "改"
+        (src / "b" / f"{i:03d}-edit.txt").write_text("".join(edited), encoding="utf-8")
+    (src / "b" / "000-gb.txt").write_bytes(bodies[0].encode("gb18030"))
+    (src / "b" / "empty.txt").write_bytes(b"")
+    (src / "b" / "blob.txt").write_bytes(bytes(range(256)) * 8)
+    _settle()
+    return src
+
+
+def _essentials(outcome) -> list[tuple]:
+    return [(c.left, c.right, c.methods, round(c.jaccard, 12), c.flags, c.segments, c.evidence) for c in outcome.candidates]
+
+
+def test_a_rescan_opens_no_unchanged_file_and_gives_the_same_results(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    manifest, candidates = (out / "manifest.csv").read_bytes(), (out / "candidates.csv").read_bytes()
+    again, opened = _opened_during(lambda: screen_folder(folder, PARAMS, out_dir=out), folder)
+    assert opened == []
+    files = first.run.counts["files"]
+    assert again.run.counts["unchanged_files_not_read"] == files == 55
+    assert any("were not read again" in n for n in again.run.notes)
+    assert (out / "manifest.csv").read_bytes() == manifest
+    assert (out / "candidates.csv").read_bytes() == candidates
+    assert _essentials(again) == _essentials(first) and len(first.candidates) >= 12
+    assert again.changed_files == () and again.run.integrity == "unchanged"
+
+
+def test_only_the_changed_file_is_read_and_results_match_a_fresh_screen(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    target = folder / "a" / "004.txt"
+    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末新增一句话，内容有所不同。", encoding="utf-8")
+    again, opened = _opened_during(lambda: screen_folder(folder, PARAMS, out_dir=out), folder)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    # the changed file, twice (read, hashed again after the run); its edited twin's text for verifying the pair
+    assert set(opened) == {str(target), str(folder / "b" / "004-edit.txt")}
+    assert again.run.counts["unchanged_files_not_read"] == again.run.counts["files"] - 1
+    assert _essentials(again) == _essentials(fresh)
+    assert [(d.path, d.sha256, d.chars) for d in again.documents] == [(d.path, d.sha256, d.chars) for d in fresh.documents]
+
+
+def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    target = folder / "a" / "010.txt"
+    before = target.stat()
+    text = target.read_text(encoding="utf-8")
+    target.write_text("变" + text[1:], encoding="utf-8")  # same size in UTF-8
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old modification time
+    assert target.stat().st_size == before.st_size and target.stat().st_mtime_ns == before.st_mtime_ns
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    row = next(d for d in again.documents if d.path.endswith("a/010.txt"))
+    assert row.sha256 == next(d for d in fresh.documents if d.path == row.path).sha256
+    assert again.run.counts["unchanged_files_not_read"] == again.run.counts["files"] - 1
+    assert _essentials(again) == _essentials(fresh)
+
+
+def test_files_written_just_before_a_screen_are_read_again_next_time(folder, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(corpus_mod, "SETTLE_NS", 60 * 1_000_000_000)  # everything counts as just written
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    assert load_known(out, None, "nothing") is None  # stored for the reading options only
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["unchanged_files_not_read"] == 0
+
+
+def test_reread_and_other_reading_options_read_every_file(folder, tmp_path, capsys) -> None:
+    out = tmp_path / "ws"
+    assert main(["screen", str(folder), "--out", str(out), "-q", "--all-scores", "never"]) == 0
+    capsys.readouterr()
+    assert main(["screen", str(folder), "--out", str(out), "-q", "--all-scores", "never", "--reread"]) == 0
+    assert "were not read again" not in capsys.readouterr().err
+    smaller = screen_folder(folder, ScreenParams(k=5, all_scores="never", max_bytes=1500), out_dir=out)
+    assert smaller.run.counts["unchanged_files_not_read"] == 0
+    assert smaller.run.counts["files_too_large"] > 0
+
+
+def test_a_text_taken_over_unread_is_checked_against_its_sha256_when_read(folder) -> None:
+    first = scan_folder(folder)
+    known = first.known_files()
+    path = "a/007.txt"
+    known[path] = known[path]._replace(sha256="0" * 64)  # as if rewritten in the same clock tick
+    second = scan_folder(folder, known=known)
+    assert path in second.trusted and len(second.trusted) == len(known)
+    texts = second.texts
+    assert isinstance(texts, SourceTexts) and texts.unread == first.counts()["ok"]
+    doc = next(d for d in second.documents if d.path == path)
+    good = next(d for d in second.documents if d.path == "a/008.txt")
+    assert texts[good.doc_id] == first.texts[good.doc_id] and texts.unread == first.counts()["ok"] - 1
+    with pytest.raises(TextUnavailable):
+        texts[doc.doc_id]
+    assert texts.get(doc.doc_id) is None and doc.doc_id in texts
+    assert texts.lenient()[doc.doc_id] == ""
+    assert "SHA-256" in texts.failures[path]
+    assert len(texts) == len(first.texts) and set(texts) == set(first.texts)
+
+
+def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(folder) -> None:
+    first = scan_folder(folder)
+    second = scan_folder(folder, known=first.known_files())
+    stamps = {p: second.stamps[p] for p in second.trusted}
+    assert check_integrity(folder, second.documents, stamps=stamps) == []
+    target = folder / "b" / "002-edit.txt"
+    target.write_text(target.read_text(encoding="utf-8") + "补", encoding="utf-8")
+    changed = dict(check_integrity(folder, second.documents, stamps=stamps))
+    assert set(changed) == {"b/002-edit.txt"} and "size" in changed["b/002-edit.txt"]
