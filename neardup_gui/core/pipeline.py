@@ -39,6 +39,7 @@ from neardup_gui.core.scope import describe as describe_scope
 from neardup_gui.core.scope import scope_labels
 from neardup_gui.core.verify import PairScores, pair_scores, sort_candidates, verify_pairs
 from neardup_gui.core.records import (
+    FLAG_TEMPLATE_ONLY,
     METHOD_CONTAINMENT,
     METHOD_EXACT,
     METHOD_JACCARD,
@@ -334,14 +335,13 @@ def screen(
         )
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
-    memo, touched = None, None
+    memo, touched, note_moved = None, None, False
     if previous is not None and proposals.tfidf is None and _as_json(previous.params) == _as_json(params.to_dict()):
         memo = previous.pairs
-        touched = _touched_by_template_change(
-            prepared, previous.template, template.boilerplate, previous.min_count != template.min_count
-        )
+        touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
+        note_moved = previous.min_count != template.min_count
     kept, rejected, taken = _verify_and_flag(
-        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched
+        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved
     )
     counts["pairs_from_previous_run"] = taken
     counts["proposed_pairs"] = len(all_pairs)
@@ -379,11 +379,16 @@ def _verify_and_flag(
     progress: Progress,
     memo: Mapping[tuple[str, str], Candidate] | None = None,
     touched: np.ndarray | None = None,
+    note_moved: bool = False,
 ) -> tuple[list[Candidate], int, int]:
     """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
 
     Pairs found in ``memo`` (by the SHA-256 of both files) are taken from it instead, unless both
-    documents are ``touched`` (both hold a shingle whose boilerplate status changed since).
+    documents are ``touched`` (both hold a shingle whose boilerplate status changed since), or the
+    pair was flagged template_only from the boilerplate index and ``note_moved`` (the index's
+    ``min_count``, which that flag's note names, is another now). A pair whose documents hold no
+    shingle that changed status has the same template evidence as before whatever ``min_count``
+    is: the index enters it only through the boilerplate among the pair's own shingles.
 
     Returns:
         (kept candidates, number rejected, number taken from ``memo``).
@@ -403,7 +408,11 @@ def _verify_and_flag(
                 if left.path > right.path:
                     left, right = right, left
                 old = memo.get((left.sha256, right.sha256)) if left.sha256 and right.sha256 else None
-                if old is None or (touched is not None and touched[i] and touched[j]):
+                if (
+                    old is None
+                    or (touched is not None and touched[i] and touched[j])
+                    or (note_moved and FLAG_TEMPLATE_ONLY in old.flags)
+                ):
                     todo.append((i, j))
                 else:
                     methods = proposals.methods_of((min(i, j), max(i, j)))
@@ -420,19 +429,15 @@ def _verify_and_flag(
     return kept, rejected, taken
 
 
-def _touched_by_template_change(
-    prepared: Prepared, before: np.ndarray, now: np.ndarray, count_changed: bool = False
-) -> np.ndarray:
+def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.ndarray) -> np.ndarray:
     """Per document: does it hold a shingle that is boilerplate now and was not before, or the
-    reverse? A pair's template flag can only change when both of its documents do. When the
-    index's ``min_count`` changed (``count_changed``; the flag's note names it), every boilerplate
-    shingle counts as changed.
+    reverse? A pair's template flag can only change when both of its documents do.
 
     Every such shingle is among ``prepared.boiler`` (both indexes count only those), so each
     document's ``boiler_hits`` answer it; without them, every document counts as touched.
     """
     n = len(prepared)
-    changed = np.union1d(before, now) if count_changed else np.setxor1d(before, now)
+    changed = np.setxor1d(before, now)
     if changed.size == 0:
         return np.zeros(n, dtype=bool)
     boiler, hits = prepared.boiler, prepared.boiler_hits

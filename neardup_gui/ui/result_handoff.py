@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from neardup_gui import tasks
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document
+from neardup_gui.io.extract import PLAIN_TEXT
 from neardup_gui.io.session import PairState, ReviewSession
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,14 @@ def prepare_result(
         for doc_id in (c.left, c.right):
             if doc_id not in pair_documents and doc_id in by_id:
                 pair_documents[doc_id] = by_id[doc_id]
+    texts = outcome.texts
+    if getattr(texts, "unread", 0):
+        # Texts a rescan took over unread are read when a pair is shown, on the GUI thread: cheap
+        # for plain files, not for a Word or PDF file extracted again. Those are read here.
+        for doc_id, doc in pair_documents.items():
+            if doc.extractor not in ("", PLAIN_TEXT) and doc.usable:
+                progress.check()
+                texts.get(doc_id)
     changed_paths = {path for path, _what in outcome.changed_files}
     changed = frozenset(d.doc_id for d in outcome.documents if d.path in changed_paths) if changed_paths else frozenset()
     progress.check()

@@ -251,7 +251,10 @@ def test_a_taken_over_template_note_names_the_current_corpus_threshold() -> None
     rng = random.Random(21)
     header = "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(160))  # a long shared masthead
     texts = {f"h{i:03d}": header + _text(rng, 60) for i in range(70)}  # in 70 of 200: boilerplate
-    texts.update({f"o{i:03d}": _text(rng, 400) for i in range(130)})
+    texts.update({f"o{i:03d}": _text(rng, 400) for i in range(128)})
+    for i in range(2):  # a pair that quotes a little of the masthead: boilerplate, but far from most of their overlap
+        texts[f"o{i:03d}"] = header[:24] + texts[f"o{i:03d}"]
+        texts[f"p{i:03d}"] = texts[f"o{i:03d}"][:-20] + "另有改动"
     params = PARAMS.with_(all_scores="never")
 
     def run(corpus, previous=None, cache=None):
@@ -276,3 +279,6 @@ def test_a_taken_over_template_note_names_the_current_corpus_threshold() -> None
     notes = [e.note for c in fresh.candidates for e in c.evidence if e.flag == "template_only"]
     assert notes and all(f">= {fresh.cache.template_min_count} documents" in n for n in notes)
     assert again.candidates == fresh.candidates
+    # Pairs not flagged as template keep their evidence whatever the threshold (their boilerplate
+    # shingles are the same before and after).
+    assert again.counts["pairs_from_previous_run"] == 2

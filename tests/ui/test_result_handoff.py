@@ -169,3 +169,38 @@ def test_a_decision_made_while_the_workspace_reopens_is_shown(screened, qtbot) -
         assert window.workspaces.open_workspace(window.workspace)
         decide(window, REVIEW_VALID_REVISION)  # saved while the load job runs
     assert window.candidate_model.status_of(pair) == REVIEW_VALID_REVISION
+
+
+def test_word_files_a_rescan_took_over_unread_are_extracted_before_the_result_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    import docx
+
+    from neardup_gui.core.records import ScreenParams
+    from neardup_gui.io import corpus
+    from neardup_gui.tasks import screen_folder
+    from neardup_gui.ui.result_handoff import prepare_result
+
+    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)
+    body = "本报讯，市文化馆今年共举办公益讲座四十二场，参与市民一万两千余人次，较去年增长三成。" * 6
+    src = tmp_path / "src"
+    src.mkdir()
+    for name, text in (("a.docx", body), ("b.docx", body + "新增结尾一句。"), ("c.txt", body[::-1]), ("d.txt", body[::-1] + "尾")):
+        if name.endswith(".docx"):
+            document = docx.Document()
+            document.add_paragraph(text)
+            document.save(src / name)
+        else:
+            (src / name).write_text(text, encoding="utf-8")
+    time.sleep(0.15)
+    params = ScreenParams(include=("*.txt", "*.docx"), all_scores="never")
+    screen_folder(src, params, out_dir=tmp_path / "ws")
+    outcome = screen_folder(src, params, out_dir=tmp_path / "ws")
+    assert outcome.run.counts["unchanged_files_not_read"] == 4 and len(outcome.candidates) == 2
+    assert outcome.texts.unread == 4
+    prepared = prepare_result(outcome, read_states=False)
+    assert outcome.texts.unread == 2  # the two Word files; the plain ones are read when shown
+    by_path = {d.path: d for d in prepared.pair_documents.values()}
+    assert outcome.texts[by_path["a.docx"].doc_id].startswith("本报讯")
