@@ -496,14 +496,16 @@ def scan_folder(
     root_path = given.resolve()
     started_ns = time.time_ns()
     entries = walk_folder(root_path, tuple(include), tuple(exclude), progress)
+    shown = [display_path(e.rel) for e in entries]
+    source_ids: dict[str, str] = {}  # a few folder names, each shown once
     by_rel: dict[str, _ReadResult] = {}
     stamps: dict[str, tuple[int, ...]] = {}
     trusted: set[str] = set()
     to_read = []
-    for e in entries:
+    for e, (path, _) in zip(entries, shown):
         if e.status:
             continue
-        old = known.get(display_path(e.rel)[0]) if known else None
+        old = known.get(path) if known else None
         if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
             by_rel[e.rel] = _ReadResult(old.status, old.message, old.size, old.mtime, old.sha256, old.encoding,
                                         old.chars, None, old.extractor, old.stamp)  # fmt: skip
@@ -518,8 +520,7 @@ def scan_folder(
     documents: list[Document] = []
     texts_by_path: dict[str, str] = {}
     trusted_paths: set[str] = set()
-    for e in entries:
-        path, renamed = display_path(e.rel)
+    for e, (path, renamed) in zip(entries, shown):
         note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
         r = by_rel.get(e.rel)
         if r is None:
@@ -536,7 +537,9 @@ def scan_folder(
                 trusted_paths.add(path)
         if note and note not in message:
             message = "; ".join(m for m in (message, note) if m)
-        source_id = display_path(e.source_id)[0]
+        source_id = source_ids.get(e.source_id)
+        if source_id is None:
+            source_id = source_ids[e.source_id] = display_path(e.source_id)[0]
         documents.append(
             Document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
                      sha, enc, chars, status, message, extractor)

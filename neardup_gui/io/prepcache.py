@@ -39,7 +39,7 @@ __all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-8"
+_FORMAT = "neardup-prepare-cache-9"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -91,19 +91,34 @@ def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
     return np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
 
 
+def _codes(values: list[str]) -> tuple[np.ndarray, str]:
+    """Small-vocabulary strings as indexes into a JSON list (statuses, encodings, extractors)."""
+    vocab = sorted(set(values))
+    index = {v: i for i, v in enumerate(vocab)}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values)), json.dumps(vocab)
+
+
 def _known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
-    rows = list((known or {}).items())
-    stamps = [k.stamp for _, k in rows]
+    rows = list((known or {}).values())
+    stamps = [k.stamp for k in rows]
+    status, status_vocab = _codes([k.status for k in rows])
+    encoding, encoding_vocab = _codes([k.encoding for k in rows])
+    extractor, extractor_vocab = _codes([k.extractor for k in rows])
+    messages = {i: k.message for i, k in enumerate(rows) if k.message}
     dumps = json.JSONEncoder(ensure_ascii=True).encode  # paths may hold lone surrogates
     return {
         "known_key": np.array(read_key),
-        "known_paths": np.array(dumps([p for p, _ in rows])),
+        "known_paths": np.array(dumps(list((known or {}).keys()))),
         "known_times": np.array([s[:3] for s in stamps], dtype=np.int64).reshape(-1, 3),
         "known_inodes": np.array([s[3:] for s in stamps], dtype=np.uint64).reshape(-1, 2),
-        "known_text": np.array(dumps([[k.status, k.message, k.encoding, k.extractor] for _, k in rows])),
-        "known_mtime": np.array([k.mtime for _, k in rows], dtype=np.float64),
-        "known_sha": np.array([k.sha256 for _, k in rows], dtype="S64"),
-        "known_chars": np.array([k.chars for _, k in rows], dtype=np.int64),
+        "known_status": status,
+        "known_encoding": encoding,
+        "known_extractor": extractor,
+        "known_vocab": np.array(json.dumps([status_vocab, encoding_vocab, extractor_vocab])),
+        "known_messages": np.array(dumps(messages)),
+        "known_mtime": np.array([k.mtime for k in rows], dtype=np.float64),
+        "known_sha": np.array([k.sha256 for k in rows], dtype="S64"),
+        "known_chars": np.array([k.chars for k in rows], dtype=np.int64),
     }
 
 
@@ -232,16 +247,22 @@ def _known_from(z: Any, read_key: str) -> dict[str, KnownFile] | None:
     if str(z["known_key"]) != read_key:
         return None
     paths = json.loads(str(z["known_paths"]))
-    texts = json.loads(str(z["known_text"]))
+    n = len(paths)
+    vocabs = [json.loads(v) for v in json.loads(str(z["known_vocab"]))]
+    status, encoding, extractor = (
+        [vocab[i] for i in z[name].tolist()]
+        for vocab, name in zip(vocabs, ("known_status", "known_encoding", "known_extractor"))
+    )
+    messages = [""] * n
+    for i, message in json.loads(str(z["known_messages"])).items():
+        messages[int(i)] = message
     times, inodes = z["known_times"].tolist(), z["known_inodes"].tolist()
     mtimes, chars = z["known_mtime"].tolist(), z["known_chars"].tolist()
-    shas = [s.decode("ascii") for s in z["known_sha"].tolist()]
-    if not (len(paths) == len(texts) == len(times) == len(inodes) == len(mtimes) == len(chars) == len(shas)):
+    shas = np.char.decode(z["known_sha"], "ascii").tolist()
+    if not (n == len(status) == len(times) == len(inodes) == len(mtimes) == len(chars) == len(shas)):
         raise ValueError("its file rows disagree in length")
-    return {
-        p: KnownFile((*t, *i), status, message, t[0], m, sha, encoding, c, extractor)
-        for p, t, i, (status, message, encoding, extractor), m, sha, c in zip(paths, times, inodes, texts, mtimes, shas, chars)
-    }
+    stamps = [(*t, *i) for t, i in zip(times, inodes)]
+    return dict(zip(paths, map(KnownFile, stamps, status, messages, [t[0] for t in times], mtimes, shas, encoding, chars, extractor)))
 
 
 def load_known(

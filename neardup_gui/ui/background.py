@@ -160,6 +160,10 @@ def _load_kernel() -> None:
 
         # One tiny call through the public path loads the cached machine code for the real dtypes.
         signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
+        from neardup_gui.core.methods._sortkernel import radix_argsort
+
+        for index_type in (np.int32, np.int64):  # the containment index's two sorts
+            radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
     except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
         log.debug("engine warm-up skipped", exc_info=True)
 

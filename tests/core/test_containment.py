@@ -6,6 +6,7 @@ import itertools
 import random
 
 import numpy as np
+import pytest
 
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.methods.containment import containment_pairs, sampled
@@ -72,3 +73,18 @@ def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing
     monkeypatch.setattr(containment, "_PROBE_DOCS", 7)  # a round every 7 documents
     assert set(map(tuple, containment_pairs(hashes, 0.8, 4, 200)[0].tolist())) == expected
     assert len(expected) >= 10
+
+
+@pytest.mark.parametrize("index_type", [np.int32, np.int64])
+def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type) -> None:
+    from neardup_gui.core.methods.containment import _RADIX_MIN, stable_argsort
+
+    rng = np.random.default_rng(5)
+    n = _RADIX_MIN + 12_345
+    sampled_hashes = rng.integers(0, 2**60, n, dtype=np.uint64) << np.uint64(4)  # low bits all zero
+    sampled_hashes[::3] = sampled_hashes[7]  # many ties: equal keys keep their input order
+    small_range = rng.integers(0, 8192 * 201, n).astype(np.int64)  # the per-round composite keys
+    for keys in (sampled_hashes, small_range, np.full(n, 42, dtype=np.uint64), np.zeros(3, dtype=np.uint64)):
+        got = stable_argsort(keys, index_type)
+        assert got.dtype == index_type
+        assert np.array_equal(got, np.argsort(keys, kind="stable"))

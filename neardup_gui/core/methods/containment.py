@@ -18,6 +18,8 @@ Imports numpy only.
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +27,37 @@ import numpy as np
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
-__all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections"]
+__all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections", "stable_argsort"]
+
+log = logging.getLogger(__name__)
+
+# From this many keys the compiled radix sort (when numba is installed) beats ``np.argsort``.
+_RADIX_MIN = 100_000
+
+
+@functools.lru_cache(maxsize=1)
+def _radix_kernel():
+    try:
+        from neardup_gui.core.methods._sortkernel import radix_argsort
+    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
+        log.warning("compiled radix sort unavailable; using numpy", exc_info=True)
+        return None
+    return radix_argsort
+
+
+def stable_argsort(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of non-negative integer keys, as ``index_type``.
+
+    Large inputs go through the compiled radix sort (the same permutation, ~3x faster than
+    numpy's stable sort on 9.5 million hashes, and no int64 copy when ``index_type`` is int32).
+    """
+    if keys.size >= _RADIX_MIN:
+        kernel = _radix_kernel()
+        if kernel is not None:
+            order = np.empty(keys.size, dtype=index_type)
+            kernel(keys.astype(np.uint64, copy=False), order)
+            return order
+    return np.argsort(keys, kind="stable").astype(index_type, copy=False)
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -100,7 +132,7 @@ def containment_pairs(
 
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
     # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
-    order = np.argsort(keys).astype(idx_type)
+    order = stable_argsort(keys, idx_type)
     post_keys = keys[order]
     del keys  # the samples list holds the same values in document order
     progress.check()
@@ -143,7 +175,7 @@ def containment_pairs(
         need[d0:d1] = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
         prefix = np.clip(n_usable - need[d0:d1] + 1, 0, n_usable)
         entries = np.flatnonzero(ok)
-        rarest_first = entries[np.argsort((member[entries] - d0) * np.int64(bucket_cap + 1) + df[entries])]
+        rarest_first = entries[stable_argsort((member[entries] - d0) * np.int64(bucket_cap + 1) + df[entries])]
         doc_of = member[rarest_first] - d0
         start_of = np.zeros(d1 - d0 + 1, dtype=np.int64)
         np.cumsum(n_usable, out=start_of[1:])
