@@ -1,9 +1,10 @@
 """Opening a workspace and exporting its review, for the main window.
 
 - Open workspace…: a folder holding ``session.sqlite``. A background job reads the latest run's
-  manifest and candidates (``io.session.ReviewSession``, read-only) and re-reads the texts from the
-  source folder (``tasks.read_texts``); files that changed since the screen are listed and their
-  pairs shown with a warning. The window then shows it like a finished screen, and the review
+  manifest and candidates (``io.session.ReviewSession``, read-only) and re-reads the texts of the
+  candidate pairs' documents from the source folder (``tasks.read_texts``; the others are read when
+  first asked for, ``io.corpus.SourceTexts``); files that changed since the screen are listed and
+  their pairs shown with a warning. The window then shows it like a finished screen, and the review
   controller restores the selected pair. At start-up the last workspace shown is reopened the same
   way.
 - A finished screen, too, goes through a short background job before the window shows it
@@ -31,7 +32,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from neardup_gui import tasks
 from neardup_gui.core.progress import Progress
 from neardup_gui.core.records import ScreenParams
-from neardup_gui.io.corpus import check_integrity
+from neardup_gui.io.corpus import SourceTexts, check_integrity
 from neardup_gui.io.session import ReviewSession
 from neardup_gui.ui import i18n
 from neardup_gui.ui.export_dialog import ExportDialog
@@ -62,12 +63,18 @@ def load_workspace(folder: Path, progress: Progress) -> tasks.ScreenOutcome:
         candidates = session.candidates(run_id)
     progress.check()
     source = Path(run.source)
-    texts, failed = tasks.read_texts(source, [d for d in documents if d.usable])
+    # The texts the review shows first (those of the candidate pairs) are read now, so a file that
+    # changed since the screen is known before its pair is shown; the others (wanted only by the
+    # boilerplate search) when first asked for, each checked against its SHA-256 then.
+    in_pairs = {doc_id for c in candidates for doc_id in (c.left, c.right)}
+    usable = [d for d in documents if d.usable]
+    read, failed = tasks.read_texts(source, [d for d in usable if d.doc_id in in_pairs])
+    later = {d.doc_id: d for d in usable if d.doc_id not in in_pairs}
     return tasks.ScreenOutcome(
         source=source,
         params=ScreenParams.from_dict(run.params),
         documents=tuple(documents),
-        texts=texts,
+        texts=SourceTexts(source.resolve() if source.is_dir() else source, read, later),
         candidates=tuple(candidates),
         run=run,
         out_dir=folder,
