@@ -129,6 +129,26 @@ def test_opening_a_workspace_with_a_changed_file_lists_it_and_still_shows_its_pa
     assert again.diff_view.left.toPlainText() == ""
 
 
+def test_opening_a_workspace_reads_the_pairs_texts_and_the_others_only_when_asked(
+    screened, make_window, sample: Path, qtbot
+) -> None:
+    window = screened
+    in_pairs = {d for c in window.outcome.candidates for d in (c.left, c.right)}
+    alone = [d for d in window.outcome.documents if d.usable and d.doc_id not in in_pairs]
+    assert len(alone) >= 2
+    window.close()
+    changed, kept = alone[0], alone[1]
+    (sample / changed.path).write_text("改过的文字" * 20, encoding="utf-8")
+    again = make_window()
+    with qtbot.waitSignal(again.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        again.workspaces.open_workspace(window.workspace)
+    texts = again.outcome.texts
+    assert texts.unread == len(alone)  # the pairs' texts were read, no other
+    assert again.outcome.changed_files == ()  # a file in no pair does not hold up the review
+    assert texts[kept.doc_id] == (sample / kept.path).read_bytes().decode(kept.encoding)
+    assert texts.get(changed.doc_id) is None and "SHA-256" in texts.failures[changed.path]
+
+
 def test_history_shows_both_reviewers_and_an_arbitration_settles_the_pair(screened, qtbot, tmp_path: Path) -> None:
     window = screened
     candidate = select_pair_with(window, "negation_changed")
