@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -261,6 +261,7 @@ def screen(
     cache: PrepareCache | None = None,
     keep_cache: bool = False,
     previous: PairMemo | None = None,
+    release_texts: Callable[[], None] | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -275,6 +276,10 @@ def screen(
         keep_cache: Return this screen's entries in ``ScreenResult.cache``.
         previous: Pairs verified by an earlier screen of these files (see ``PairMemo``); those
             whose two files are unchanged are taken over instead of verified again.
+        release_texts: Called once every document is prepared, when no later stage needs every
+            text (no TF-IDF or SimHash model to fit): ``texts`` may then drop what it holds and
+            read a text again when asked (``io.corpus.SourceTexts.forget``). Verification asks
+            for the texts of paired documents only.
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -290,6 +295,8 @@ def screen(
         keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
+    if release_texts is not None and not (own_models or extra_scores):
+        release_texts()
     release_free_memory()  # the batches' temporaries, before the next stage's peak
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(

@@ -147,14 +147,15 @@ class SourceTexts(Mapping[str, str]):
         read: dict[str, str],
         later: Mapping[str, Document] | None = None,
         *,
+        docs: Mapping[str, Document] | None = None,
         _lenient: bool = False,
-        _shared: tuple[dict[str, Document], dict[str, str]] | None = None,
+        _shared: tuple[dict[str, Document], dict[str, str], dict[str, Document]] | None = None,
     ) -> None:
         self.root = root
         self._read = read
         if _shared is None:
-            _shared = (dict(later or {}), {})
-        self._later, self.failures = _shared
+            _shared = (dict(later or {}), {}, dict(docs if docs is not None else later or {}))
+        self._later, self.failures, self._docs = _shared
         self._lenient = _lenient
 
     def __getitem__(self, doc_id: str) -> str:
@@ -205,9 +206,20 @@ class SourceTexts(Mapping[str, str]):
             self.get(doc.doc_id)
         progress.report("read", len(todo), len(todo))
 
+    def forget(self) -> None:
+        """Drop every text read so far; each is read again (and checked) when next asked for.
+
+        For a large screen once every document is prepared: verification needs the texts of the
+        paired documents only, and holding all of them made most of the peak memory.
+        """
+        for doc_id, doc in self._docs.items():
+            if doc_id in self._read:
+                self._later[doc_id] = doc  # before it leaves ``_read``: always found in one
+                self._read.pop(doc_id, None)
+
     def lenient(self) -> SourceTexts:
         """A view of the same texts that gives "" for a text that cannot be read (see above)."""
-        return SourceTexts(self.root, self._read, _lenient=True, _shared=(self._later, self.failures))
+        return SourceTexts(self.root, self._read, _lenient=True, _shared=(self._later, self.failures, self._docs))
 
 
 @dataclass(frozen=True)
@@ -457,6 +469,7 @@ def scan_folder(
     workers: int = 1,
     extract_options: ExtractOptions = DEFAULT_OPTIONS,
     known: Mapping[str, KnownFile] | None = None,
+    keep_stamps: bool = True,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
 
@@ -479,6 +492,8 @@ def scan_folder(
             found the file (``LoadedCorpus.known_files``). A file whose ``file_stamp`` is still
             the same is not opened: its row is taken over (SHA-256 included) and its text is read
             only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``.
+        keep_stamps: Fill ``LoadedCorpus.stamps`` (~0.3 KB a file; needed to store the rows for a
+            later rescan, and for files taken over from ``known``, which keep theirs regardless).
 
     Returns:
         A ``LoadedCorpus`` with documents sorted by path.
@@ -531,7 +546,7 @@ def scan_folder(
             sha, enc, chars, extractor = r.sha256, r.encoding, r.chars, r.extractor
             if r.text is not None:
                 texts_by_path[path] = r.text
-            if r.stamp is not None:
+            if r.stamp is not None and (keep_stamps or e.rel in trusted):
                 stamps[path] = r.stamp
             if e.rel in trusted:
                 trusted_paths.add(path)
@@ -550,8 +565,9 @@ def scan_folder(
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
     read = {d.doc_id: texts_by_path[d.path] for d in documents if d.path in texts_by_path}
-    later = {d.doc_id: d for d in documents if d.path in trusted_paths and d.status == STATUS_OK}
-    texts = SourceTexts(root_path, read, later)
+    usable = {d.doc_id: d for d in documents if d.status == STATUS_OK}
+    later = {i: d for i, d in usable.items() if d.path in trusted_paths}
+    texts = SourceTexts(root_path, read, later, docs=usable)
     return LoadedCorpus(root_path, tuple(documents), texts, extra, stamps, frozenset(trusted_paths), started_ns)
 
 

@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 __all__ = ["ScreenOutcome", "screen_folder", "write_screen_outputs", "library_versions", "manifest_digest"]
 
 SESSION_FILE = "session.sqlite"
+# Characters (all texts) from which a screen that writes no normalized/ drops the texts after
+# preparing them: 50 million is ~33,000 articles, ~100 MB of strings.
+RELEASE_TEXTS_CHARS = 50_000_000
 _LIBRARIES = (
     "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "python-docx", "readability-lxml",
     "lxml", "pypdf", "pandas", "openpyxl", "PySide6-Essentials",
@@ -159,14 +162,24 @@ def screen_folder(
         extract_options=extract_options,
         progress=progress,
         known=known,
+        keep_stamps=caching,
     )
     del known
     cache = load_cache(out_path, versions) if caching and out_path is not None else None
     previous = load_pairs(out_path, versions) if cache is not None and out_path is not None else None
     texts = corpus.texts
+    # Past RELEASE_TEXTS_CHARS the texts are dropped once prepared and read again for the pairs
+    # (~13 % of the files at 100,000), unless normalized/ will want every one of them.
+    release = (
+        texts.forget
+        if isinstance(texts, SourceTexts)
+        and not (with_normalized and out_path is not None)
+        and sum(d.chars for d in corpus.documents) >= RELEASE_TEXTS_CHARS
+        else None
+    )
     result = screen(
         corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
-        fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous,
+        fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
     )  # fmt: skip
     del cache, previous
     trusted_stamps = {p: corpus.stamps[p] for p in corpus.trusted if p in corpus.stamps}

@@ -77,7 +77,7 @@ def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
 def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type) -> None:
-    from neardup_gui.core.methods.containment import _RADIX_MIN, stable_argsort
+    from neardup_gui.core.methods.containment import _RADIX_MIN, sort_in_place, stable_argsort
 
     rng = np.random.default_rng(5)
     n = _RADIX_MIN + 12_345
@@ -85,6 +85,10 @@ def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type)
     sampled_hashes[::3] = sampled_hashes[7]  # many ties: equal keys keep their input order
     small_range = rng.integers(0, 8192 * 201, n).astype(np.int64)  # the per-round composite keys
     for keys in (sampled_hashes, small_range, np.full(n, 42, dtype=np.uint64), np.zeros(3, dtype=np.uint64)):
+        before = keys.copy()
         got = stable_argsort(keys, index_type)
-        assert got.dtype == index_type
+        assert got.dtype == index_type and np.array_equal(keys, before)  # left as given
         assert np.array_equal(got, np.argsort(keys, kind="stable"))
+        sorted_here = keys.astype(np.uint64)
+        assert np.array_equal(sort_in_place(sorted_here, index_type), got)
+        assert np.array_equal(sorted_here, np.sort(keys.astype(np.uint64)))

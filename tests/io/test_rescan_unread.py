@@ -185,3 +185,22 @@ def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(fol
     target.write_text(target.read_text(encoding="utf-8") + "补", encoding="utf-8")
     changed = dict(check_integrity(folder, second.documents, stamps=stamps))
     assert set(changed) == {"b/002-edit.txt"} and "size" in changed["b/002-edit.txt"]
+
+
+def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_again(folder, tmp_path, monkeypatch) -> None:
+    from neardup_gui.tasks import screen as screen_task
+
+    kept = screen_folder(folder, PARAMS)
+    monkeypatch.setattr(screen_task, "RELEASE_TEXTS_CHARS", 0)  # as if past 50 million characters
+    released, opened = _opened_during(lambda: screen_folder(folder, PARAMS), folder)
+    assert _essentials(released) == _essentials(kept) and released.documents == kept.documents
+    paired = {d for c in released.candidates for d in (c.left, c.right)}
+    usable = [d for d in released.documents if d.usable]
+    assert released.texts.unread == len([d for d in usable if d.doc_id not in paired]) > 0
+    assert released.texts[usable[0].doc_id] == kept.texts[usable[0].doc_id]  # read again when asked
+    # read once by the scan, hashed once after the run, and read again if paired
+    paths = {str(folder / d.path) for d in usable}
+    assert paths <= set(opened)
+    # normalized/ needs every text: a screen that writes it keeps them
+    written = screen_folder(folder, PARAMS, out_dir=tmp_path / "ws")
+    assert written.texts.unread == 0

@@ -37,7 +37,8 @@ def _bit_range(keys):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def radix_argsort(keys, order):  # pragma: no cover - compiled
-    """Write into ``order`` (int32 or int64, ``keys.size`` long) the stable sorting permutation."""
+    """Sort ``keys`` in place (stably) and write into ``order`` (int32 or int64) the permutation
+    that sorts the keys as given. Extra memory: one more array of each."""
     n = keys.size
     for i in range(n):
         order[i] = i
@@ -45,10 +46,10 @@ def radix_argsort(keys, order):  # pragma: no cover - compiled
     if hi <= lo:
         return
     mask = np.uint64((1 << DIGIT_BITS) - 1)
-    k_from = keys.copy()
+    k_from = keys
     k_to = np.empty_like(keys)
-    o_to = np.empty_like(order)
     o_from = order
+    o_to = np.empty_like(order)
     counts = np.empty((1 << DIGIT_BITS) + 1, dtype=np.int64)
     shift = lo
     flipped = False
@@ -71,4 +72,5 @@ def radix_argsort(keys, order):  # pragma: no cover - compiled
         shift += DIGIT_BITS
     if flipped:
         for i in range(n):
+            keys[i] = k_from[i]
             order[i] = o_from[i]

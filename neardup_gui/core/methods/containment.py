@@ -27,7 +27,7 @@ import numpy as np
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
-__all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections", "stable_argsort"]
+__all__ = ["sampled", "containment_pairs", "intersection_size", "sort_in_place", "sorted_intersections", "stable_argsort"]
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +45,27 @@ def _radix_kernel():
     return radix_argsort
 
 
-def stable_argsort(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` of non-negative integer keys, as ``index_type``.
+def sort_in_place(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
+    """Sort the uint64 ``keys`` in place, stably; returns the permutation that sorts them as given
+    (``np.argsort(keys, kind="stable")``) as ``index_type``.
 
-    Large inputs go through the compiled radix sort (the same permutation, ~3x faster than
-    numpy's stable sort on 9.5 million hashes, and no int64 copy when ``index_type`` is int32).
+    Large inputs go through the compiled radix sort: the same permutation, ~3x faster than numpy's
+    stable sort on 9.5 million hashes, with one extra copy of the keys and of the order only.
     """
     if keys.size >= _RADIX_MIN:
         kernel = _radix_kernel()
         if kernel is not None:
             order = np.empty(keys.size, dtype=index_type)
-            kernel(keys.astype(np.uint64, copy=False), order)
+            kernel(keys, order)
             return order
-    return np.argsort(keys, kind="stable").astype(index_type, copy=False)
+    order = np.argsort(keys, kind="stable")
+    keys[:] = keys[order]
+    return order.astype(index_type, copy=False)
+
+
+def stable_argsort(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of non-negative integer keys (left unchanged), as ``index_type``."""
+    return sort_in_place(np.array(keys, dtype=np.uint64), index_type)
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -125,16 +133,16 @@ def containment_pairs(
     # memory of int64 for the arrays below, which make this stage's peak.
     idx_type = np.int32 if total_entries < 2**31 else np.int64
     # Entries in document order; within a document, in key order (each sample array is sorted).
-    keys = np.concatenate(samples)
+    keys = np.concatenate(samples).astype(np.uint64, copy=False)
     first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(counts, out=first_of_doc[1:])
     progress.check()
 
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
     # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
-    order = stable_argsort(keys, idx_type)
-    post_keys = keys[order]
-    del keys  # the samples list holds the same values in document order
+    order = sort_in_place(keys, idx_type)
+    post_keys = keys  # sorted now; the samples list holds the same values in document order
+    del keys
     progress.check()
     head = np.empty(total_entries, dtype=bool)
     head[0] = True
