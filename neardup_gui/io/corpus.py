@@ -254,6 +254,12 @@ class LoadedCorpus:
         """The documents whose text was read (status ``ok``), in path order."""
         return tuple(d for d in self.documents if d.status == STATUS_OK)
 
+    def settled_stamps(self) -> dict[str, tuple[int, ...]]:
+        """path -> stamp of the files a stamp can vouch for: those taken over unread, and those read
+        whose times are older than ``SETTLE_NS`` before the scan (``check_integrity``'s ``stamps``)."""
+        limit = self.started_ns - SETTLE_NS
+        return {p: s for p, s in self.stamps.items() if p in self.trusted or (s[1] < limit and s[2] < limit)}
+
     def known_files(self) -> dict[str, KnownFile]:
         """The rows a later rescan may take over (``scan_folder``'s ``known``): every file read or
         taken over with a trustable status, except those written too close to this scan
@@ -469,7 +475,6 @@ def scan_folder(
     workers: int = 1,
     extract_options: ExtractOptions = DEFAULT_OPTIONS,
     known: Mapping[str, KnownFile] | None = None,
-    keep_stamps: bool = True,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
 
@@ -492,8 +497,6 @@ def scan_folder(
             found the file (``LoadedCorpus.known_files``). A file whose ``file_stamp`` is still
             the same is not opened: its row is taken over (SHA-256 included) and its text is read
             only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``.
-        keep_stamps: Fill ``LoadedCorpus.stamps`` (~0.3 KB a file; needed to store the rows for a
-            later rescan, and for files taken over from ``known``, which keep theirs regardless).
 
     Returns:
         A ``LoadedCorpus`` with documents sorted by path.
@@ -546,7 +549,7 @@ def scan_folder(
             sha, enc, chars, extractor = r.sha256, r.encoding, r.chars, r.extractor
             if r.text is not None:
                 texts_by_path[path] = r.text
-            if r.stamp is not None and (keep_stamps or e.rel in trusted):
+            if r.stamp is not None:
                 stamps[path] = r.stamp
             if e.rel in trusted:
                 trusted_paths.add(path)
@@ -580,15 +583,16 @@ def check_integrity(
     """Re-stat and re-hash every file that was read; report what changed since the scan.
 
     Rows without a SHA-256 (excluded, too large, unreadable, links) are skipped. Files listed in
-    ``stamps`` (those a rescan took over without reading them) are stat'ed only: the same
-    ``file_stamp`` means unchanged; another one sends them through the full check.
+    ``stamps`` (``LoadedCorpus.settled_stamps``: their stamp when read or taken over) are stat'ed
+    only: the same ``file_stamp`` means unchanged, as for a rescan; another one sends them
+    through the full check (re-hashed).
 
     Args:
         root: The source folder that was scanned.
         documents: The manifest rows of that scan.
         progress: Reports stage ``check``; ``check()`` is called before each file (re-hashing
             100,000 files takes seconds, and a cancel must not wait for it).
-        stamps: path -> the stamp a file had when the scan took it over unread.
+        stamps: path -> the stamp a file had when the scan read it or took it over.
 
     Returns:
         ``[(relative path, what changed)]`` in the order of ``documents``, e.g.

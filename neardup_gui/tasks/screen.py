@@ -131,7 +131,9 @@ def screen_folder(
             even opened: their manifest row (SHA-256 included) is taken over and their text is
             read only if a stage needs it.
         reread: Open, hash and decode every file even when it looks unchanged (the prepare
-            cache is still used for files with a known SHA-256).
+            cache is still used for files with a known SHA-256), and hash every file again after
+            the run (by default a file whose size, times and inode are unchanged since it was read
+            is only stat'ed then).
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -162,7 +164,6 @@ def screen_folder(
         extract_options=extract_options,
         progress=progress,
         known=known,
-        keep_stamps=caching,
     )
     del known
     cache = load_cache(out_path, versions) if caching and out_path is not None else None
@@ -182,8 +183,10 @@ def screen_folder(
         fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
     )  # fmt: skip
     del cache, previous
-    trusted_stamps = {p: corpus.stamps[p] for p in corpus.trusted if p in corpus.stamps}
-    changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=trusted_stamps)
+    # After the run every file is stat'ed; one whose stamp moved since it was read, or written just
+    # before the scan, is hashed again (reread: every file is).
+    stamps = {} if reread else corpus.settled_stamps()
+    changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps)
     if isinstance(texts, SourceTexts) and texts.failures:
         seen = {p for p, _ in changed_list}
         changed_list += [

@@ -204,3 +204,18 @@ def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_
     # normalized/ needs every text: a screen that writes it keeps them
     written = screen_folder(folder, PARAMS, out_dir=tmp_path / "ws")
     assert written.texts.unread == 0
+
+
+def test_after_the_run_files_read_are_stated_and_rehashed_only_when_their_stamp_moved_or_reread_asks(folder) -> None:
+    global _OPENED
+    counts: dict[str, list[int]] = {}
+    for reread in (False, True):
+        _OPENED = []
+        try:
+            screen_folder(folder, PARAMS, reread=reread)
+        finally:
+            seen, _OPENED = _OPENED, None
+        counts[str(reread)] = [seen.count(str(p)) for p in sorted(folder.rglob("*.txt"))]
+    # opened once to be read (the empty file too), and again after the run only with reread
+    assert set(counts["False"]) == {1}
+    assert set(counts["True"]) == {2}
