@@ -246,6 +246,9 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     reused = run.counts.get("prepared_from_cache", 0)
     if reused:
         print(f"{reused} of {ok} documents unchanged since the last screen here: taken from {outcome.out_dir}/cache")
+    unopened = run.counts.get("unchanged_files_not_read", 0)
+    if unopened:
+        print(f"{unopened} files not opened: size, times and inode as the last screen here recorded them")
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     for path, what in outcome.changed_files:
