@@ -126,16 +126,16 @@ class KnownFile(NamedTuple):
 
 
 class TextUnavailable(KeyError):
-    """The text of a file the scan did not read (its stamp was unchanged) cannot be read now as
-    it was then: the file is gone, unreadable, or its bytes no longer have the recorded SHA-256."""
+    """A text not held in memory (the scan took the file over unread, or let the text go) cannot
+    be read now as it was: the file is gone, unreadable, or no longer has the recorded SHA-256."""
 
 
 class SourceTexts(Mapping[str, str]):
     """doc_id -> raw text of every usable document of a scan.
 
-    Holds the texts the scan read; the texts of files taken over unchanged from an earlier scan
-    are read on first use (``read_document_text``: read-only, checked against the recorded
-    SHA-256) and kept. A file that cannot be read so raises ``TextUnavailable`` (a ``KeyError``,
+    Holds the texts the scan read; the texts of files taken over unchanged from an earlier scan,
+    and every text after ``forget``, are read on first use (``read_document_text``: read-only,
+    checked against the recorded SHA-256) and kept. A file that cannot be read so raises ``TextUnavailable`` (a ``KeyError``,
     so ``get`` gives its default) and is listed in ``failures``; the ``lenient`` view gives ""
     for it instead, so an engine stage never stops on it (the run then reports the file as
     changed). Safe to use from several threads (a text may be read twice, never wrongly).
@@ -195,16 +195,6 @@ class SourceTexts(Mapping[str, str]):
     def unread(self) -> int:
         """Texts not read yet."""
         return len(self._later)
-
-    def read_all(self, progress: Progress = NULL_PROGRESS) -> None:
-        """Read every text not read yet (reports stage ``read``; ``check()`` may cancel)."""
-        todo = sorted(self._later.values(), key=lambda d: d.path)
-        for n, doc in enumerate(todo):
-            if n % 256 == 0:
-                progress.check()
-                progress.report("read", n, len(todo))
-            self.get(doc.doc_id)
-        progress.report("read", len(todo), len(todo))
 
     def forget(self) -> None:
         """Drop every text read so far; each is read again (and checked) when next asked for.

@@ -8,9 +8,9 @@ from __future__ import annotations
 import csv
 import dataclasses
 import hashlib
-import os
 import json
 import logging
+import os
 import platform
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -190,7 +190,7 @@ def screen_folder(
     if isinstance(texts, SourceTexts) and texts.failures:
         seen = {p for p, _ in changed_list}
         changed_list += [
-            (p, f"not read as at the last screen: {why}") for p, why in sorted(texts.failures.items()) if p not in seen
+            (p, f"could not be read again unchanged: {why}") for p, why in sorted(texts.failures.items()) if p not in seen
         ]
     changed = tuple(changed_list)
     counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
@@ -204,7 +204,8 @@ def screen_folder(
         notes.append(
             f"{len(corpus.trusted)} file(s) unchanged since the last screen into this workspace (same size, "
             "modification and change times, inode) were not read again; their SHA-256 is the one recorded then, "
-            "and their texts are read only where needed (screen --reread reads every file)"
+            "and their texts are read only where needed (screen --reread, or the preference to read and hash every "
+            "file, reads every file)"
         )
     if changed:
         notes.append(f"{len(changed)} source file(s) changed during the run; their results may be out of date")
