@@ -3,7 +3,8 @@
 The engine writes its notes in English into the run record (``RunRecord.notes``); the window says
 them in the interface language, from the record's counts where it can: pairs the comparison scope
 left out (``counts["left_out_by_scope"]``), LSH buckets that were capped, TF-IDF and SimHash
-scores skipped above the size limit, files that changed during the run, too few documents. A note
+scores skipped above the size limit, files that changed during the run, too few documents, files a
+rescan took over without opening them. A note
 the window does not know is shown as written. The line is hidden when there is nothing to say;
 its tooltip lists every note.
 Imports PySide6 and ``neardup_gui.core`` only.
@@ -28,6 +29,7 @@ _KNOWN = {
     "dask_scores": "TF-IDF cosine and SimHash distance are not computed by the Dask engine",
     "changed": " source file(s) changed during the run",
     "too_few": "fewer than two usable documents",
+    "unread": " file(s) unchanged since the last screen into this workspace",
 }
 
 
@@ -117,6 +119,13 @@ class RunNotes(QLabel):
             )
         if "too_few" in kinds:
             lines.append(self.tr("Fewer than two usable documents: nothing was compared."))
+        if "unread" in kinds:
+            lines.append(
+                self.tr(
+                    "{0} files unchanged since the last screen (same size, times and inode) were not opened; "
+                    "they keep the SHA-256 recorded then."
+                ).format(counts.get("unchanged_files_not_read", "?"))
+            )
         lines += [note for note in run.notes if not _kind(note)]
         return lines
 

@@ -1933,7 +1933,7 @@ Results written to: {1}</source>
 <context>
     <name>RunNotes</name>
     <message>
-        <location filename="../../neardup_gui/ui/run_notes.py" line="+62"/>
+        <location filename="../../neardup_gui/ui/run_notes.py" line="+64"/>
         <source>About this run: {0}</source>
         <translation>本次筛查说明：{0}</translation>
     </message>
@@ -1971,6 +1971,11 @@ Results written to: {1}</source>
         <location line="+5"/>
         <source>Fewer than two usable documents: nothing was compared.</source>
         <translation>可用文档不足两篇，未作任何比较。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} files unchanged since the last screen (same size, times and inode) were not opened; they keep the SHA-256 recorded then.</source>
+        <translation>{0} 个文件自上次筛查以来未变（大小、时间和 inode 相同），未重新打开，沿用当时记录的 SHA-256。</translation>
     </message>
 </context>
 <context>
@@ -2325,7 +2330,7 @@ Results written to: {1}</source>
 <context>
     <name>WorkspaceController</name>
     <message>
-        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+105"/>
+        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+112"/>
         <source>Open a workspace (a folder with session.sqlite)</source>
         <translation>打开工作区（含有 session.sqlite 的文件夹）</translation>
     </message>

@@ -374,6 +374,9 @@ def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless
     outcome = window.outcome
     read = outcome.run.counts["files_ok"] + outcome.run.counts.get("files_no_shingles", 0)
     assert outcome.run.counts["unchanged_files_not_read"] >= read > 2
+    said = [line for line in window.run_notes.lines if "were not opened" in line]
+    assert said == [f"{outcome.run.counts['unchanged_files_not_read']} files unchanged since the last screen (same size, "
+                    "times and inode) were not opened; they keep the SHA-256 recorded then."]  # fmt: skip
     assert isinstance(outcome.texts, SourceTexts)
     candidate = window.candidate_view.current_candidate()
     left = window.candidate_model.document(candidate.left)
