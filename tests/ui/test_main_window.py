@@ -392,3 +392,30 @@ def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
     assert window.outcome.run.counts["unchanged_files_not_read"] == 0
+
+
+def test_a_pair_whose_file_a_rescan_took_over_and_that_then_changed_shows_a_notice_not_a_stale_text(
+    qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    import time
+
+    from neardup_gui.io import corpus
+
+    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)
+    time.sleep(0.15)
+    window = make_window(sample, tmp_path / "ws")
+    for _ in range(2):
+        with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+            assert window.start_screen()
+    view = window.candidate_view
+    view.select_proxy_row(1)
+    candidate = view.current_candidate()
+    left = window.candidate_model.document(candidate.left)
+    assert candidate.left in window.outcome.texts and window.outcome.texts.unread > 0
+    (sample / left.path).write_text("改过的文字" * 20, encoding="utf-8")
+    view.select_proxy_row(0)
+    window.outcome.texts.forget()  # as a large screen does: the text is read again when shown
+    view.select_proxy_row(1)
+    assert not window.diff_view.notice_label.isHidden() and left.path in window.diff_view.notice_label.text()
+    assert window.diff_view.left.toPlainText() == ""
+    assert window.diff_view.right.toPlainText() != ""
