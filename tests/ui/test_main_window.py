@@ -394,7 +394,7 @@ def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless
     assert window.outcome.run.counts["unchanged_files_not_read"] == 0
 
 
-def test_a_pair_whose_file_a_rescan_took_over_and_that_then_changed_shows_a_notice_not_a_stale_text(
+def test_a_pair_whose_file_changed_after_its_text_was_let_go_shows_a_notice_not_a_stale_text(
     qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
 ) -> None:
     import time
