@@ -356,21 +356,30 @@ def test_with_normalized_texts_turned_off_a_screen_writes_only_a_note_in_their_p
     assert window.candidate_model.rowCount() > 0  # the review itself is unchanged
 
 
-def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless_every_file_is_to_be_read(
-    qtbot, settings, make_window, sample: Path, tmp_path: Path, monkeypatch
-) -> None:
+def screened_twice(qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """A window that screened the sample into a workspace twice: the second screen a rescan that
+    takes unchanged files over (the sample was copied just now, so the settle time is shortened
+    to 50 ms and waited out)."""
     import time
 
     from neardup_gui.io import corpus
-    from neardup_gui.io.corpus import SourceTexts
-    from neardup_gui.ui.preferences_dialog import PreferencesDialog
 
-    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)  # the sample was copied just now
+    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)
     time.sleep(0.15)
     window = make_window(sample, tmp_path / "ws")
     for _ in range(2):
         with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
             assert window.start_screen()
+    return window
+
+
+def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless_every_file_is_to_be_read(
+    qtbot, settings, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from neardup_gui.io.corpus import SourceTexts
+    from neardup_gui.ui.preferences_dialog import PreferencesDialog
+
+    window = screened_twice(qtbot, make_window, sample, tmp_path, monkeypatch)
     outcome = window.outcome
     read = outcome.run.counts["files_ok"] + outcome.run.counts.get("files_no_shingles", 0)
     assert outcome.run.counts["unchanged_files_not_read"] >= read > 2
@@ -397,16 +406,7 @@ def test_a_second_screen_takes_unchanged_files_over_and_shows_their_texts_unless
 def test_a_pair_whose_file_changed_after_its_text_was_let_go_shows_a_notice_not_a_stale_text(
     qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    import time
-
-    from neardup_gui.io import corpus
-
-    monkeypatch.setattr(corpus, "SETTLE_NS", 50_000_000)
-    time.sleep(0.15)
-    window = make_window(sample, tmp_path / "ws")
-    for _ in range(2):
-        with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
-            assert window.start_screen()
+    window = screened_twice(qtbot, make_window, sample, tmp_path, monkeypatch)
     view = window.candidate_view
     view.select_proxy_row(1)
     candidate = view.current_candidate()
