@@ -2,4 +2,5 @@
 
 from neardup_gui.app import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a helper process imports it (``core.helper``)
+    raise SystemExit(main())

@@ -220,6 +220,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 with_normalized=not args.no_normalized,
                 use_cache=not args.no_cache,
                 reread=args.reread,
+                verify_helper=True,
                 **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:

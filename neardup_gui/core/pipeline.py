@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from neardup_gui.core import flags as flagmod
 from neardup_gui.core.diffspans import PairDiff
+from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
@@ -262,6 +264,7 @@ def screen(
     keep_cache: bool = False,
     previous: PairMemo | None = None,
     release_texts: Callable[[], None] | None = None,
+    helper: VerifyHelper | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -280,6 +283,8 @@ def screen(
             text (no TF-IDF or SimHash model to fit): ``texts`` may then drop what it holds and
             read a text again when asked (``io.corpus.SourceTexts.forget``). Verification asks
             for the texts of paired documents only.
+        helper: A started ``core.helper.VerifyHelper`` that verifies a share of each round of pairs
+            in another process (the caller closes it).
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -348,7 +353,7 @@ def screen(
         touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
         note_moved = previous.min_count != template.min_count
     kept, rejected, taken = _verify_and_flag(
-        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved
+        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper
     )
     counts["pairs_from_previous_run"] = taken
     counts["proposed_pairs"] = len(all_pairs)
@@ -387,6 +392,7 @@ def _verify_and_flag(
     memo: Mapping[tuple[str, str], Candidate] | None = None,
     touched: np.ndarray | None = None,
     note_moved: bool = False,
+    helper: VerifyHelper | None = None,
 ) -> tuple[list[Candidate], int, int]:
     """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
 
@@ -397,6 +403,9 @@ def _verify_and_flag(
     shingle that changed status has the same template evidence as before whatever ``min_count``
     is: the index enters it only through the boilerplate among the pair's own shingles.
 
+    With a ``helper`` (``core.helper``), ``HELPER_SHARE`` of each round is sent to that process
+    before this one verifies the rest; if it fails, this process verifies its share too.
+
     Returns:
         (kept candidates, number rejected, number taken from ``memo``).
     """
@@ -405,8 +414,14 @@ def _verify_and_flag(
     rejected = taken = 0
     total = len(pairs)
     ids = prepared.doc_ids
+    use_helper = helper is not None and proposals.tfidf is None and proposals.fingerprints is None
     progress.report("verify", 0, total)
+    # Rounds: the pairs still to verify (those of ``memo`` taken over), and each round's share for
+    # the helper sent at once, so that it works through its queue while this process verifies.
+    local_rounds: list[Sequence[tuple[int, int]]] = []
+    away: list[tuple[Future[tuple[list[Candidate], int]] | None, list[tuple[int, int]]]] = []
     for lo in range(0, total, VERIFY_CHUNK):
+        progress.check()
         chunk = pairs[lo : lo + VERIFY_CHUNK]
         if memo:
             todo = []
@@ -426,12 +441,44 @@ def _verify_and_flag(
                     kept.append(replace(old, left=left.doc_id, right=right.doc_id, methods=methods))
                     taken += 1
             chunk = todo
+        if use_helper and len(chunk) >= HELPER_MIN_PAIRS:
+            assert helper is not None
+            cut = int(len(chunk) * HELPER_SHARE)
+            sent, chunk = list(chunk[:cut]), chunk[cut:]
+            future = helper.submit(build_job(
+                sent, ids, texts, by_id, proposals.exact_group_of, proposals.signatures, proposals.rep_of_index,
+                proposals.methods_of, list(proposals.by_method), params, template,
+            ))  # fmt: skip
+            if future is None:  # the helper is gone: this process does the whole round
+                chunk = sent + list(chunk)
+            else:
+                away.append((future, sent))
+        local_rounds.append(chunk)
+    done = taken
+    for chunk in local_rounds:
         got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=chunk)
         kept.extend(annotate_candidates(got, diffs, prepared, texts, params, template, quiet))
         rejected += dropped
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
-        progress.report("verify", min(lo + VERIFY_CHUNK, total), total)
+        done += len(chunk)
+        progress.report("verify", done + sum(len(s) for f, s in away if f is not None and f.done()), total)
+    for future, sent in away:
+        progress.check()
+        try:
+            assert future is not None
+            from_helper, dropped = future.result()
+        except Exception:  # the helper died or failed: verify its share here
+            if helper is not None and not helper.failed:
+                log.warning("verification helper failed; verifying in this process", exc_info=True)
+                helper.failed = True
+            got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=sent)
+            from_helper = annotate_candidates(got, diffs, prepared, texts, params, template, quiet)
+            if isinstance(prepared.hashes, LazyHashes):
+                prepared.hashes.drop()
+        kept.extend(from_helper)
+        rejected += dropped
+    progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
     return kept, rejected, taken
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from neardup_gui import __version__
+from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.pipeline import PairMemo, screen
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
@@ -113,6 +114,7 @@ def screen_folder(
     with_normalized: bool = True,
     use_cache: bool = True,
     reread: bool = False,
+    verify_helper: bool = False,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -134,6 +136,10 @@ def screen_folder(
             cache is still used for files with a known SHA-256), and hash every file again after
             the run (by default a file whose size, times and inode are unchanged since it was read
             is only stat'ed then).
+        verify_helper: From ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents, verify about
+            half of each round of pairs in a spawned helper process. Off by default: a spawned process
+            imports the caller's main module again, so only programs whose main module is guarded
+            (``if __name__ == "__main__"``), as the CLI and the window are, may turn it on.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -178,10 +184,21 @@ def screen_folder(
         and sum(d.chars for d in corpus.documents) >= RELEASE_TEXTS_CHARS
         else None
     )
-    result = screen(
-        corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
-        fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
-    )  # fmt: skip
+    # A large screen verifies about half of its pairs in a helper process, started now so that its
+    # start-up overlaps the preparation of the documents.
+    helper = None
+    if verify_helper and sum(1 for d in corpus.documents if d.usable) >= helper_mod.HELPER_MIN_DOCUMENTS:
+        helper = helper_mod.VerifyHelper()
+        helper.start()
+    try:
+        result = screen(
+            corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
+            fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
+            helper=helper,
+        )  # fmt: skip
+    finally:
+        if helper is not None:
+            helper.close()
     del cache, previous
     # After the run every file is stat'ed; one whose stamp moved since it was read, or written just
     # before the scan, is hashed again (reread: every file is).

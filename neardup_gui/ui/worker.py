@@ -91,7 +91,7 @@ class ScreenWorker(QObject):
             with PausedCycleCollector():
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
-                    with_normalized=self.with_normalized, reread=self.reread,
+                    with_normalized=self.with_normalized, reread=self.reread, verify_helper=True,
                 )  # fmt: skip
         except Cancelled:
             log.info("screen of %s cancelled", self.source)

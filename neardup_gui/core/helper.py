@@ -1,0 +1,140 @@
+"""A helper process that verifies part of each round of pairs while the screening thread does the rest.
+
+Verification is the largest stage of a large screen (about 1 ms a pair), and it holds the GIL: the
+diff library and the flag checks are Python or C++ that never release it, so a second thread gains
+nothing. A second *process* does: a share of each round of pairs (``HELPER_SHARE``) goes to the
+helper with the texts and per-document values it needs (``build_job``), all rounds' shares at once
+so that it never waits; the rest is verified here, and the helper's candidates come back for the
+same sort. Results are the same as verifying every
+pair in one process (tested).
+
+The helper is started with ``spawn`` (never ``fork``: the window has threads), while the documents
+are prepared, so its start-up (~0.3 s of importing) is over when verification begins. It is only
+started for large screens (``HELPER_MIN_DOCUMENTS``). If it cannot start or fails, verification goes
+on in this process; nothing is lost. A frozen (PyInstaller) program must call
+``multiprocessing.freeze_support()`` first thing, as ``packaging/launch.py`` does.
+
+Imports numpy and sibling engine modules only; no Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from neardup_gui.core.progress import NULL_PROGRESS
+from neardup_gui.core.records import Candidate, Document, ScreenParams
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HELPER_MIN_DOCUMENTS", "HELPER_MIN_PAIRS", "HELPER_SHARE", "VerifyHelper", "build_job", "run_job"]
+
+# Usable documents from which a screen starts the helper (10,000 documents verify in ~0.7 s: the
+# helper's start-up would eat the gain). NEARDUP_HELPER_MIN_DOCUMENTS overrides it (the bundle's
+# smoke test sets 0 to exercise the helper in the frozen program).
+HELPER_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_MIN_DOCUMENTS", "20000"))
+# Pairs in a round from which the helper gets a share, and that share: this process also builds
+# the jobs (gathering and pickling the texts), so the helper can take a little more than half.
+HELPER_MIN_PAIRS = 64
+HELPER_SHARE = 0.55
+
+
+class VerifyHelper:
+    """One spawned process that runs ``run_job``; ``submit`` returns None when it is not usable."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self.failed = False
+        self.sent = 0  # pairs handed to the process
+
+    def start(self) -> None:
+        """Spawn the process and have it import the engine now (returns at once)."""
+        try:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool.submit(_warm)
+        except Exception:  # no process can be started here: verify in this process
+            log.warning("verification helper could not start; verifying in one process", exc_info=True)
+            self._pool, self.failed = None, True
+
+    def submit(self, job: dict[str, Any]) -> Future[tuple[list[Candidate], int]] | None:
+        if self._pool is None or self.failed:
+            return None
+        try:
+            future = self._pool.submit(run_job, job)
+        except Exception:
+            log.warning("verification helper refused a job; verifying in one process", exc_info=True)
+            self.failed = True
+            return None
+        self.sent += len(job["pairs"])
+        return future
+
+    def close(self) -> None:
+        """Stop the process (a job it is running finishes first; queued ones are dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _warm() -> None:
+    import neardup_gui.core.pipeline  # noqa: F401 - importing is the point
+
+
+def build_job(
+    pairs: Sequence[tuple[int, int]],
+    doc_ids: Sequence[str],
+    texts: Mapping[str, str],
+    documents: Mapping[str, Document],
+    exact_group_of: Sequence[int],
+    signatures: np.ndarray,
+    rep_of_index: Sequence[int],
+    methods_of: Callable[[tuple[int, int]], tuple[str, ...]],
+    method_order: Sequence[str],
+    params: ScreenParams,
+    template: Any,
+) -> dict[str, Any]:
+    """What the helper needs to verify and flag ``pairs`` (index pairs into ``doc_ids``).
+
+    ``signatures[rep_of_index[i]]`` is document ``i``'s MinHash row; ``methods_of((i, j))`` (i < j)
+    the methods that proposed a pair, named in ``method_order``'s order.
+    """
+    used = sorted({i for pair in pairs for i in pair})
+    local = {g: n for n, g in enumerate(used)}
+    ids = [doc_ids[g] for g in used]
+    return {
+        "doc_ids": ids,
+        "texts": [texts[d] for d in ids],
+        "documents": [documents[d] for d in ids],
+        "groups": [exact_group_of[g] for g in used],
+        "signatures": signatures[np.asarray([rep_of_index[g] for g in used], dtype=np.int64)],
+        "pairs": [(local[i], local[j]) for i, j in pairs],
+        "methods": [methods_of((min(i, j), max(i, j))) for i, j in pairs],
+        "method_order": list(method_order),
+        "params": params,
+        "template": template,
+    }
+
+
+def run_job(job: dict[str, Any]) -> tuple[list[Candidate], int]:
+    """Verify and flag a job's pairs (in the helper process): (kept candidates, number rejected)."""
+    from neardup_gui.core.pipeline import Proposals, annotate_candidates
+    from neardup_gui.core.prepare import LazyHashes, Prepared
+    from neardup_gui.core.verify import verify_pairs
+
+    ids: list[str] = job["doc_ids"]
+    texts = dict(zip(ids, job["texts"]))
+    documents = {d.doc_id: d for d in job["documents"]}
+    params: ScreenParams = job["params"]
+    prepared = Prepared(ids, LazyHashes(ids, texts, params), [], [], [])
+    by_method: dict[str, set[tuple[int, int]]] = {m: set() for m in job["method_order"]}
+    for (i, j), methods in zip(job["pairs"], job["methods"]):
+        for m in methods:
+            by_method.setdefault(m, set()).add((min(i, j), max(i, j)))
+    proposals = Proposals(by_method, job["groups"], job["signatures"], list(range(len(ids))))
+    got, rejected, diffs = verify_pairs(prepared, proposals, documents, texts, params, NULL_PROGRESS, pairs=job["pairs"])
+    return annotate_candidates(got, diffs, prepared, texts, params, job["template"]), rejected

@@ -1,0 +1,92 @@
+"""Verification split with a helper process: the same candidates as in one process, and a helper
+that dies costs nothing but time. Real spawned processes, real files."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core import helper as helper_mod
+from neardup_gui.core.helper import VerifyHelper
+from neardup_gui.core.pipeline import screen
+from neardup_gui.core.records import ScreenParams
+from neardup_gui.io.corpus import scan_folder
+from neardup_gui.tasks import screen_folder
+
+# No TF-IDF/SimHash for every pair: those models stay in this process, so the helper is not used.
+PARAMS = ScreenParams(k=5, all_scores="never")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """160 articles, each with an edited copy (numbers and a negation changed in some), and excerpts."""
+    rng = random.Random(12)
+    src = tmp_path_factory.mktemp("helper") / "src"
+    src.mkdir()
+    for i in range(160):
+        body = "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(rng.randrange(300, 900)))
+        body = f"截至{rng.randrange(10, 99)}月，共{rng.randrange(100, 999)}家。" + body + "不得擅自变更。"
+        (src / f"a{i:03d}.txt").write_text(body, encoding="utf-8")
+        edited = body.replace("不得", "可以") if i % 3 == 0 else body[:-30] + "另有补充说明。"
+        (src / f"b{i:03d}.txt").write_text(edited, encoding="utf-8")
+        if i % 5 == 0:
+            (src / f"c{i:03d}.txt").write_text(body[40:260], encoding="utf-8")
+    return src
+
+
+def _key(c) -> tuple:
+    return (c.left, c.right, c.methods, round(c.jaccard, 12), c.flags, c.segments, c.evidence, c.suggestion, c.shared_sample)
+
+
+def test_half_of_each_round_verified_in_a_helper_gives_the_same_candidates(folder) -> None:
+    corpus = scan_folder(folder)
+    alone = screen(corpus.documents, corpus.texts, PARAMS)
+    helper = VerifyHelper()
+    helper.start()
+    try:
+        split = screen(corpus.documents, corpus.texts, PARAMS, helper=helper)
+    finally:
+        helper.close()
+    assert helper.sent >= len(alone.candidates) // 3 and not helper.failed
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
+    assert split.counts == alone.counts and len(alone.candidates) >= 190
+    assert any("negation_changed" in c.flags for c in split.candidates)
+
+
+def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
+    corpus = scan_folder(folder)
+    alone = screen(corpus.documents, corpus.texts, PARAMS)
+    helper = VerifyHelper()
+    helper.start()
+    helper.submit({"doc_ids": [], "texts": [], "documents": [], "groups": [], "signatures": None, "pairs": [],
+                   "methods": [], "method_order": [], "params": PARAMS, "template": None}).result()  # fmt: skip
+    for process in list(helper._pool._processes.values()):  # type: ignore[union-attr]
+        process.kill()  # as the system would, short of memory
+        process.join()
+    try:
+        split = screen(corpus.documents, corpus.texts, PARAMS, helper=helper)
+    finally:
+        helper.close()
+    assert helper.failed
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
+
+
+def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp_path, monkeypatch) -> None:
+    plain = screen_folder(folder, PARAMS, out_dir=tmp_path / "one")
+    monkeypatch.setattr(helper_mod, "HELPER_MIN_DOCUMENTS", 0)
+    started: list[VerifyHelper] = []
+    real_start = VerifyHelper.start
+
+    def start(self) -> None:
+        started.append(self)
+        real_start(self)
+
+    monkeypatch.setattr(VerifyHelper, "start", start)
+    split = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)
+    unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
+    assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
+    assert started and started[0].sent > 0 and started[0]._pool is None  # used, then closed
+    assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
