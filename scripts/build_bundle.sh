@@ -97,6 +97,9 @@ fi
 grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"
 copies=$(grep -c "_copy" "$scratch/large-workspace/candidates.csv" || true)
 [[ "$copies" -eq 70 ]] || fail "expected the 70 planted copies among the candidates, found $copies"
+log="$scratch/appdata/logs/neardup_gui.log"
+grep -Eq "verification helper process: [1-9][0-9]* pairs sent$" "$log" \
+    || fail "the verification helper did not verify pairs in the bundle: $(grep -i 'helper' "$log" | tail -3)"
 
 size=$(du -sh "$DIST/neardup" | cut -f1)
 echo "bundle: $DIST/neardup ($size, $(find "$DIST/neardup" -type f | wc -l) files), version $version" >&2

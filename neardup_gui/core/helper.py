@@ -79,6 +79,7 @@ class VerifyHelper:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            log.info("verification helper process: %d pairs sent%s", self.sent, ", then failed" if self.failed else "")
 
 
 def _warm() -> None:
