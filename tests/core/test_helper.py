@@ -87,6 +87,8 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     split = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)
     unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
     assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
+    again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over
+    assert len(started) == 1 and again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
     assert started and started[0].sent > 0 and started[0]._pool is None  # used, then closed
     assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
