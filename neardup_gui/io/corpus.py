@@ -111,7 +111,8 @@ class KnownFile(NamedTuple):
     """How an earlier scan found one file, and the ``file_stamp`` it had then.
 
     A rescan takes the row over without opening the file when the file's stamp is still the same
-    (see ``scan_folder``'s ``known``).
+    (see ``scan_folder``'s ``known``). ``size`` is ``stamp[0]``: a file gets a stamp only when the
+    bytes read were as many as the size it had when opened.
     """
 
     stamp: tuple[int, ...]

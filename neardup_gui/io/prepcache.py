@@ -98,6 +98,22 @@ def _codes(values: list[str]) -> tuple[np.ndarray, str]:
     return np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values)), json.dumps(vocab)
 
 
+# Rows per conversion call: one numpy or JSON call over 100,000 rows holds the GIL for ~0.1 s,
+# which the window feels (its worker thread writes the cache).
+_SLICE = 8192
+
+
+def _sliced(convert: Callable[[list[Any]], np.ndarray], rows: list[Any], empty: np.ndarray) -> np.ndarray:
+    parts = [convert(rows[i : i + _SLICE]) for i in range(0, len(rows), _SLICE)]
+    return np.concatenate(parts) if parts else empty
+
+
+def _json_list(values: list[Any]) -> str:
+    """``json.dumps(values)`` (ASCII, so lone surrogates in paths survive), encoded in slices."""
+    dumps = json.JSONEncoder(ensure_ascii=True).encode
+    return "[" + ",".join(dumps(values[i : i + _SLICE])[1:-1] for i in range(0, len(values), _SLICE) if values[i : i + _SLICE]) + "]"
+
+
 def _known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
     rows = list((known or {}).values())
     stamps = [k.stamp for k in rows]
@@ -105,21 +121,22 @@ def _known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[
     encoding, encoding_vocab = _codes([k.encoding for k in rows])
     extractor, extractor_vocab = _codes([k.extractor for k in rows])
     messages = {i: k.message for i, k in enumerate(rows) if k.message}
-    dumps = json.JSONEncoder(ensure_ascii=True).encode  # paths may hold lone surrogates
     return {
         "known_key": np.array(read_key),
-        "known_paths": np.array(dumps(list((known or {}).keys()))),
-        "known_times": np.array([s[:3] for s in stamps], dtype=np.int64).reshape(-1, 3),
-        "known_inodes": np.array([s[3:] for s in stamps], dtype=np.uint64).reshape(-1, 2),
+        "known_paths": np.array(_json_list(list((known or {}).keys()))),
+        "known_times": _sliced(lambda part: np.array([s[:3] for s in part], dtype=np.int64).reshape(-1, 3),
+                               stamps, np.zeros((0, 3), dtype=np.int64)),
+        "known_inodes": _sliced(lambda part: np.array([s[3:] for s in part], dtype=np.uint64).reshape(-1, 2),
+                                stamps, np.zeros((0, 2), dtype=np.uint64)),
         "known_status": status,
         "known_encoding": encoding,
         "known_extractor": extractor,
         "known_vocab": np.array(json.dumps([status_vocab, encoding_vocab, extractor_vocab])),
-        "known_messages": np.array(dumps(messages)),
+        "known_messages": np.array(json.JSONEncoder(ensure_ascii=True).encode(messages)),
         "known_mtime": np.array([k.mtime for k in rows], dtype=np.float64),
-        "known_sha": np.array([k.sha256 for k in rows], dtype="S64"),
+        "known_sha": _sliced(lambda part: np.array(part, dtype="S64"), [k.sha256 for k in rows], np.zeros(0, dtype="S64")),
         "known_chars": np.array([k.chars for k in rows], dtype=np.int64),
-    }
+    }  # fmt: skip
 
 
 def save_cache(

@@ -153,3 +153,25 @@ def test_a_cache_made_by_other_program_or_library_versions_is_not_used(folder, t
     out = tmp_path / "ws2"
     screen_folder(folder, PARAMS, out_dir=out)
     assert screen_folder(folder, PARAMS, out_dir=out).run.counts["prepared_from_cache"] > 0  # same versions
+
+
+def test_file_rows_round_trip_past_one_conversion_slice(folder, tmp_path) -> None:
+    from neardup_gui.core.pipeline import screen
+    from neardup_gui.io.corpus import KnownFile, scan_folder
+    from neardup_gui.io.prepcache import load_known
+
+    corpus = scan_folder(folder)
+    cache = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True).cache
+    assert cache is not None
+    rng = random.Random(4)
+    known = {
+        f"稿件/{i:05d}\udcff.txt" if i % 997 == 0 else f"a/{i:05d}.txt": KnownFile(
+            (i * 3, rng.randrange(2**62), rng.randrange(2**62), rng.randrange(2**63), 2049),  # size first
+            ("ok", "empty", "binary")[i % 3], "empty file (0 bytes)" if i % 3 == 1 else "", i * 3, 1.7e9 + i / 7,
+            f"{i:064x}", ("utf-8", "gb18030", "")[i % 3], i * 2, "text",
+        )
+        for i in range(20_000)  # past two slices of 8,192 rows
+    }
+    save_cache(tmp_path / "ws", cache, known=known, read_key="k")
+    assert load_known(tmp_path / "ws", None, "k") == known
+    assert load_known(tmp_path / "ws", None, "other") is None
