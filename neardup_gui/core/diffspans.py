@@ -111,6 +111,34 @@ def _raw_spans(norm: Normalized, starts: list[int], ends: list[int]) -> list[Spa
     return list(zip(rs, re_))
 
 
+def _whole_clusters(runs: list[Segment], left: Normalized, right: Normalized, min_len: int) -> list[Segment]:
+    """The equal runs trimmed, the same on both sides, until each side starts and ends on a boundary
+    between raw character clusters; runs left shorter than ``min_len`` are dropped.
+
+    A base character and the combining marks after it map to one raw span together, so a run that
+    ended after the base of ``0`` + U+093A would show the mark as shared when the other side has
+    none. Trimming keeps every shared passage equal after normalization, raw text included.
+    """
+    if not runs:
+        return runs
+    ls, rs = left.starts, right.starts
+    n_left, n_right = len(left), len(right)
+
+    def mid(starts, i: int, n: int) -> bool:  # normalized index i falls inside a cluster
+        return 0 < i < n and starts[i] == starts[i - 1]
+
+    out = []
+    for run in runs:
+        a, b, c, d = run.left_start, run.left_end, run.right_start, run.right_end
+        while b > a and (mid(ls, b, n_left) or mid(rs, d, n_right)):
+            b, d = b - 1, d - 1
+        while a < b and (mid(ls, a, n_left) or mid(rs, c, n_right)):
+            a, c = a + 1, c + 1
+        if b - a >= min_len:
+            out.append(run if (a, b) == (run.left_start, run.left_end) else Segment(a, b, c, d))
+    return out
+
+
 def _to_raw_all(segs: list[Segment], left: Normalized, right: Normalized) -> tuple[Segment, ...]:
     """``segs`` (normalized offsets) as raw spans on both sides."""
     if not segs:
@@ -219,7 +247,7 @@ def pair_diff(
                 li += length
             else:
                 ri += length
-    segments = _to_raw_all(runs, ln, rn)
+    segments = _to_raw_all(_whole_clusters(runs, ln, rn, min_len), ln, rn)
     regions = _to_raw_all(norm_regions, ln, rn)
 
     hunks: list[Segment] = []

@@ -39,7 +39,7 @@ __all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "save_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-9"
+_FORMAT = "neardup-prepare-cache-10"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:

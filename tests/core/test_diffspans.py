@@ -292,3 +292,16 @@ CHARS = st.sampled_from(list("中文甲乙丙丁，。 \n３3不万元a"))
 def test_random_texts_align_the_same_as_before(a: str, b: str, shared: str, min_len: int) -> None:
     left, right = a + shared + b, shared + b + a
     assert_same_diff(pair_diff(left, right, min_len=min_len), oracle_pair_diff(left, right, min_len=min_len))
+
+
+def test_a_shared_passage_never_ends_inside_a_character_and_its_combining_mark() -> None:
+    # Found by the property test in tests/reliability: "0" + U+093A (a combining vowel sign) is one
+    # raw cluster; a passage "000" shared with a text that has no mark must not show the mark.
+    from neardup_gui.core.records import NormalizeOptions
+
+    options = NormalizeOptions(nfkc=True, case="casefold", keep="punct")
+    assert pair_diff("000\u093a", "\u093a000", options, min_len=3).segments == ()
+    (seg,) = pair_diff("中文测试000\u093a", "中文测试000", options, min_len=3).segments
+    assert ("中文测试000\u093a"[seg.left_start : seg.left_end], "中文测试000"[seg.right_start : seg.right_end]) == ("中文测试00",) * 2
+    (seg,) = pair_diff("\u093a000中文测试", "000中文测试", options, min_len=3).segments  # a mark before: kept whole
+    assert "\u093a000中文测试"[seg.left_start : seg.left_end] == "000中文测试"[seg.right_start : seg.right_end]
