@@ -3,8 +3,9 @@
 
 import multiprocessing
 
-# A large screen verifies pairs in a helper process (``neardup_gui.core.helper``); in the frozen
-# program that process starts this executable again, and this call makes it the helper.
+# ``neardup_gui.core.helper`` verifies pairs in a spawned process (the window does not use it yet);
+# in the frozen program such a process starts this executable again, and this call makes it the
+# helper instead of a second window.
 multiprocessing.freeze_support()
 
 from neardup_gui.app import main  # noqa: E402 - after freeze_support, as it must be

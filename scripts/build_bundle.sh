@@ -77,19 +77,16 @@ folder = Path(sys.argv[1]); folder.mkdir()
 rng = random.Random(7)
 chars = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)]
 # 1,250 texts: ~3.1 million shingles, above the size at which the compiled kernel is used and the
-# 3 million characters past which TF-IDF scores are not computed for every pair (the helper
-# process only verifies without them)
+# 3 million characters past which TF-IDF scores are not computed for every pair
 for i in range(1250):
     (folder / f"doc{i:04d}.txt").write_text("".join(rng.choices(chars, k=2500)), encoding="utf-8")
-for i in range(70):  # 70 edited copies: a round large enough to send half to the helper process
+for i in range(70):  # 70 edited copies, each to be found
     text = (folder / f"doc{i:04d}.txt").read_text(encoding="utf-8")
     (folder / f"doc{i:04d}_copy.txt").write_text(text[:-10] + "补充一句话", encoding="utf-8")
 PY
 t0=$(now)
-# The helper process that verifies half of each round (normally past 20,000 documents) starts this
-# executable again: freeze_support() must turn it into the helper, not a second window.
-NEARDUP_HELPER_MIN_DOCUMENTS=0 "$exe" --capture "$scratch/large.png" "$scratch/large" \
-    --workspace "$scratch/large-workspace" --language en >/dev/null || fail "large capture exited non-zero"
+"$exe" --capture "$scratch/large.png" "$scratch/large" --workspace "$scratch/large-workspace" --language en \
+    >/dev/null || fail "large capture exited non-zero"
 echo "capture large: $(( $(now) - t0 )) s" >&2
 if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     ls "$scratch"/appdata/numba-cache/*/*.nbi >/dev/null 2>&1 || fail "numba wrote no cache in the app-data folder"
@@ -97,9 +94,6 @@ fi
 grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"
 copies=$(grep -c "_copy" "$scratch/large-workspace/candidates.csv" || true)
 [[ "$copies" -eq 70 ]] || fail "expected the 70 planted copies among the candidates, found $copies"
-log="$scratch/appdata/logs/neardup_gui.log"
-grep -Eq "verification helper process: [1-9][0-9]* pairs sent$" "$log" \
-    || fail "the verification helper did not verify pairs in the bundle: $(grep -i 'helper' "$log" | tail -3)"
 
 size=$(du -sh "$DIST/neardup" | cut -f1)
 echo "bundle: $DIST/neardup ($size, $(find "$DIST/neardup" -type f | wc -l) files), version $version" >&2
