@@ -36,8 +36,7 @@ log = logging.getLogger(__name__)
 __all__ = ["HELPER_MIN_DOCUMENTS", "HELPER_MIN_PAIRS", "HELPER_SHARE", "VerifyHelper", "build_job", "run_job"]
 
 # Usable documents from which a screen starts the helper (10,000 documents verify in ~0.7 s: the
-# helper's start-up would eat the gain). NEARDUP_HELPER_MIN_DOCUMENTS overrides it (the bundle's
-# smoke test sets 0 to exercise the helper in the frozen program).
+# helper's start-up would eat the gain). NEARDUP_HELPER_MIN_DOCUMENTS overrides it (0: always).
 HELPER_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_MIN_DOCUMENTS", "20000"))
 # Pairs in a round from which the helper gets a share, and that share: this process also builds
 # the jobs (gathering and pickling the texts), so the helper can take a little more than half.
