@@ -5,8 +5,7 @@ diff library and the flag checks are Python or C++ that never release it, so a s
 nothing. A second *process* does: a share of each round of pairs (``HELPER_SHARE``) goes to the
 helper with the texts and per-document values it needs (``build_job``), all rounds' shares at once
 so that it never waits; the rest is verified here, and the helper's candidates come back for the
-same sort. Results are the same as verifying every
-pair in one process (tested).
+same sort. Results are the same as verifying every pair in one process (tested).
 
 The helper is started with ``spawn`` (never ``fork``: the window has threads), while the documents
 are prepared, so its start-up (~0.3 s of importing) is over when verification begins. It is only

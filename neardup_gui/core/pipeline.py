@@ -121,6 +121,10 @@ class PairMemo:
     pairs: Mapping[tuple[str, str], Candidate]
     min_count: int = 0
 
+    def applies_to(self, params: ScreenParams) -> bool:
+        """Were these pairs verified with ``params`` (compared as canonical JSON)?"""
+        return _as_json(self.params) == _as_json(params.to_dict())
+
 
 def _as_json(value: object) -> str:
     """Canonical JSON (tuples and lists alike), to compare parameters read back from a session."""
@@ -348,7 +352,7 @@ def screen(
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
     memo, touched, note_moved = None, None, False
-    if previous is not None and proposals.tfidf is None and _as_json(previous.params) == _as_json(params.to_dict()):
+    if previous is not None and proposals.tfidf is None and previous.applies_to(params):
         memo = previous.pairs
         touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
         note_moved = previous.min_count != template.min_count
@@ -419,7 +423,7 @@ def _verify_and_flag(
     # Rounds: the pairs still to verify (those of ``memo`` taken over), and each round's share for
     # the helper sent at once, so that it works through its queue while this process verifies.
     local_rounds: list[Sequence[tuple[int, int]]] = []
-    away: list[tuple[Future[tuple[list[Candidate], int]] | None, list[tuple[int, int]]]] = []
+    away: list[tuple[Future[tuple[list[Candidate], int]], list[tuple[int, int]]]] = []
     for lo in range(0, total, VERIFY_CHUNK):
         progress.check()
         chunk = pairs[lo : lo + VERIFY_CHUNK]
@@ -462,11 +466,10 @@ def _verify_and_flag(
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
         done += len(chunk)
-        progress.report("verify", done + sum(len(s) for f, s in away if f is not None and f.done()), total)
+        progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
     for future, sent in away:
         progress.check()
         try:
-            assert future is not None
             from_helper, dropped = future.result()
         except Exception:  # the helper died or failed: verify its share here
             if helper is not None and not helper.failed:

@@ -42,6 +42,8 @@ from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
     STATUS_BINARY,
     STATUS_EMPTY,
+    STATUS_NO_SHINGLES,
+    STATUS_NO_TEXT_LAYER,
     STATUS_OK,
     STATUS_TOO_LARGE,
     STATUS_UNDECODABLE,
@@ -99,7 +101,7 @@ DEFAULT_VERSION = "v1"
 
 # Statuses a rescan may take over from an earlier scan without reading the file again (each
 # comes from the file's bytes alone; ``unreadable`` may be passing, ``too_large`` is not read).
-TRUSTABLE_STATUSES = frozenset({STATUS_OK, STATUS_EMPTY, STATUS_BINARY, STATUS_UNDECODABLE, "no_text_layer"})
+TRUSTABLE_STATUSES = frozenset({STATUS_OK, STATUS_EMPTY, STATUS_BINARY, STATUS_UNDECODABLE, STATUS_NO_TEXT_LAYER})
 # A file whose modification or change time is this close to the start of the scan that read it
 # (or later) is read again next time: a write in the same clock tick as that read, leaving the
 # size alone, would not move its times (file systems stamp times from a coarse clock; FAT's is
@@ -259,7 +261,7 @@ class LoadedCorpus:
         out: dict[str, KnownFile] = {}
         for d in self.documents:
             stamp = self.stamps.get(d.path)
-            status = STATUS_OK if d.status == "no_shingles" else d.status
+            status = STATUS_OK if d.status == STATUS_NO_SHINGLES else d.status
             if stamp is None or not d.sha256 or status not in TRUSTABLE_STATUSES:
                 continue
             if stamp[1] >= limit or stamp[2] >= limit:

@@ -187,7 +187,7 @@ def screen_folder(
     # A large screen verifies about half of its pairs in a helper process, started now so that its
     # start-up overlaps the preparation of the documents.
     # A rescan whose earlier pairs apply (same parameters) verifies few pairs: no helper then.
-    rescan = previous is not None and previous.params == json.loads(json.dumps(params.to_dict()))
+    rescan = previous is not None and previous.applies_to(params)
     helper = None
     if verify_helper and not rescan and sum(1 for d in corpus.documents if d.usable) >= helper_mod.HELPER_MIN_DOCUMENTS:
         helper = helper_mod.VerifyHelper()
