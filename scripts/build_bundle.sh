@@ -69,7 +69,7 @@ for lang in en zh_CN; do
 done
 grep -q "neardup_gui started" "$scratch/appdata/logs/neardup_gui.log" || fail "no log file in the app-data folder"
 
-step "smoke test: --capture of a large folder (compiled MinHash kernel)"
+step "smoke test: --capture of a large folder (compiled prepare and MinHash kernels)"
 "$PY" - "$scratch/large" <<'PY'
 import random, sys
 from pathlib import Path
@@ -90,6 +90,8 @@ t0=$(now)
 echo "capture large: $(( $(now) - t0 )) s" >&2
 if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     ls "$scratch"/appdata/numba-cache/*/*.nbi >/dev/null 2>&1 || fail "numba wrote no cache in the app-data folder"
+    ls "$scratch"/appdata/numba-cache/*/_prepkernel.prepare_batch-*.nbi >/dev/null 2>&1 \
+        || fail "the compiled prepare kernel was not used (no numba cache for it)"
 fi
 grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"
 copies=$(grep -c "_copy" "$scratch/large-workspace/candidates.csv" || true)

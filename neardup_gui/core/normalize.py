@@ -22,7 +22,7 @@ import numpy as np
 
 from neardup_gui.core.records import NormalizeOptions
 
-__all__ = ["Normalized", "normalize", "normalize_codepoints", "codepoints", "to_text"]
+__all__ = ["Normalized", "lookup_table", "normalize", "normalize_codepoints", "codepoints", "to_text"]
 
 _UNKNOWN = -3  # not looked up yet
 _COMPLEX = -2  # result depends on neighbours (combining marks): exact slow path
@@ -117,6 +117,13 @@ def _table(options: NormalizeOptions) -> _Table:
         if table is None:
             table = _tables[options] = _Table(options)
         return table
+
+
+def lookup_table(options: NormalizeOptions) -> _Table:
+    """The shared table of ``options`` for compiled code: ``values[cp]`` is the normalized code
+    point, or a negative marker (-1 dropped, -2 needs the exact path, -3 not filled in yet, -4
+    expands to several characters); ``lookup(cps)`` fills in code points not seen before."""
+    return _table(options)
 
 
 @dataclass(frozen=True)

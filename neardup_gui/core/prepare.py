@@ -24,8 +24,10 @@ document, how many hold each of those. Exact copies count once. The same candida
 document's hits on them are kept in the cache, so a rescan that changes at most
 ``INCREMENTAL_MAX_SHARE`` of the documents recounts exactly without preparing the others again.
 
-Batches of documents run on two threads (numpy and the compiled signature kernel release the GIL).
-Imports numpy and sibling engine modules only.
+Batches of documents run on two threads. From ``_COMPILED_MIN_CHARS`` characters, one compiled call
+per batch (``core._prepkernel``, numba) normalizes, hashes, signs and samples without the GIL; the
+numpy path (small folders, or no numba) does the same in array operations that mostly hold it.
+Imports numpy and sibling engine modules only (numba lazily).
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,8 +48,8 @@ from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import sampled
 from neardup_gui.core.memory import release_free_memory
-from neardup_gui.core.methods.minhash_lsh import signatures
-from neardup_gui.core.normalize import normalize_batch
+from neardup_gui.core.methods.minhash_lsh import permutations, signatures
+from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import ScreenParams
 
@@ -65,6 +68,7 @@ TEMPLATE_MIN_SHARE = 0.05
 LOW_SHARE = 0.25 * TEMPLATE_MIN_SHARE
 INCREMENTAL_MAX_SHARE = 0.02
 CACHE_VERSION = 1
+log = logging.getLogger(__name__)
 # Above this many characters in all, signatures use the compiled kernel (its start-up then pays).
 _COMPILED_MIN_CHARS = 2_000_000
 
@@ -181,7 +185,7 @@ class Prepared:
 class _Batch:
     """One prepared batch, as the worker thread returns it."""
 
-    positions: list[int]
+    keys: list[int]
     digests: list[bytes]
     chars: list[int]
     sizes: list[int]
@@ -289,14 +293,137 @@ def prepare(
             reuse = {}
     todo = [p for p in range(total) if p not in reuse]
     compiled = sum(len(texts[doc_ids[p]]) for p in todo) >= _COMPILED_MIN_CHARS
-    backend = "compiled" if compiled and _kernel_ready() else "numpy"
+    work = _Preparer(params, progress, keep_cps, keep_hashes, compiled)
+    located: dict[int, tuple[_Batch, int]] = {}
+    try:
+        if reuse:
+            assert cache is not None
+            work.known_boiler(cache.boiler)
+            work.submit_all([(p, texts[doc_ids[p]]) for p in todo])
+        else:
+            # The sample first, with full sets: it chooses the hashes that may be boilerplate.
+            sample = _template_sample(total)
+            work.submit_all([(p, texts[doc_ids[p]]) for p in sample])
+            work.end_sample()
+            sample_set = set(sample)
+            work.submit_all([(p, texts[doc_ids[p]]) for p in range(total) if p not in sample_set])
+        work.collect(located, len(reuse), total)
+    finally:
+        work.close()
+    out = _assemble(doc_ids, located.get, work.boiler(), params, texts, keys, keep_cps, keep_hashes, reuse, cache)
+    progress.report("shingle", total, total)
+    return out
 
-    def work(positions: list[int], full: bool, boiler: tuple[np.ndarray, np.ndarray] | None) -> _Batch:
+
+class _Preparer:
+    """The batches of one prepare on two threads, in three kinds of task (first in, first out):
+
+    - sample batches, with full sorted sets (no boilerplate hits yet);
+    - one task that waits for the sample, picks the hashes that may be boilerplate, and finds the
+      sample documents' hits on them (then drops their sets unless they are kept);
+    - the other batches, which normalize, shingle, sign and sample at once and wait for that task
+      only to find their own hits: no thread idles at the sample's end.
+
+    Queue order rules out a deadlock: a batch waiting for the boilerplate task was queued after it,
+    so the task is running or done; the task waits only for batches queued before it.
+    """
+
+    def __init__(
+        self, params: ScreenParams, progress: Progress, keep_cps: bool, keep_hashes: bool, compiled: bool
+    ) -> None:
+        self.params = params
+        self.progress = progress
+        self.keep_cps = keep_cps
+        self.keep_hashes = keep_hashes
+        self.backend = "compiled" if compiled and _kernel_ready() else "numpy"
+        self.kernels = _prep_kernels() if self.backend == "compiled" else None
+        self.pool = ThreadPoolExecutor(THREADS, thread_name_prefix="neardup-prepare")
+        self.pending: list[Future[_Batch]] = []
+        self.sample: list[Future[_Batch]] | None = []  # None once the boilerplate task is queued
+        self._boiler: Future[tuple[np.ndarray, np.ndarray]] | None = None
+
+    def submit(self, keys: list[int], texts: list[str]) -> None:
+        """Queue one batch (``keys`` name its documents in ``collect``)."""
+        if self.sample is not None:
+            future = self.pool.submit(self._work, keys, texts, True, None)
+            self.sample.append(future)
+        else:
+            future = self.pool.submit(self._work, keys, texts, self.keep_hashes, self._boiler)
+        self.pending.append(future)
+
+    def submit_all(self, items: Sequence[tuple[int, str]]) -> None:
+        for lo in range(0, len(items), BATCH):
+            part = items[lo : lo + BATCH]
+            self.submit([k for k, _ in part], [t for _, t in part])
+
+    def end_sample(self) -> None:
+        """Every sample document is queued: queue the boilerplate task."""
+        if self.sample is not None:
+            self._boiler = self.pool.submit(self._choose_boiler, self.sample)
+            self.sample = None
+
+    def known_boiler(self, boiler: np.ndarray) -> None:
+        """Take the candidate boilerplate hashes from an earlier run instead of a sample."""
+        done: Future[tuple[np.ndarray, np.ndarray]] = Future()
+        done.set_result((boiler, _prefilter(boiler)))
+        self._boiler, self.sample = done, None
+
+    def boiler(self) -> np.ndarray:
+        self.end_sample()
+        assert self._boiler is not None
+        return self._boiler.result()[0]
+
+    def collect(self, located: dict[int, tuple[_Batch, int]], done: int, total: int) -> None:
+        """Wait for every batch; ``located[key] = (batch, index in it)``. Reports ``normalize``."""
+        self.end_sample()
+        progress = self.progress
+        progress.report("normalize", done, total)
+        for n, future in enumerate(self.pending):
+            batch = future.result()
+            for i, key in enumerate(batch.keys):
+                located[key] = (batch, i)
+            done += len(batch.keys)
+            if n % 64 == 63:
+                release_free_memory()  # the batches' temporaries (a long prepare's own peak)
+            progress.report("normalize", done, total)
+        assert self._boiler is not None
+        self._boiler.result()  # its errors too
+        self.pending = []
+
+    def close(self) -> None:
+        """Stop: queued batches are dropped, running ones finish."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _choose_boiler(self, sample: list[Future[_Batch]]) -> tuple[np.ndarray, np.ndarray]:
+        first = [f.result() for f in sample]
+        params = self.params
+        sets = [h for b in first for h in b.hashes if h.size]
+        distinct = len({d for b in first for d, n in zip(b.digests, b.sizes) if n})
+        low = max(2, math.floor(LOW_SHARE * distinct))
+        checks = _ChecksOnly(self.progress)
+        boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
+                                     options=params.normalize, progress=checks).boilerplate  # fmt: skip
+        del sets
+        table = _prefilter(boiler)
+        for b in first:
+            b.boiler_hits = [_hits(h, boiler, False, table) for h in b.hashes]
+            if not self.keep_hashes:
+                b.hashes = []
+        return boiler, table
+
+    def _work(
+        self, keys: list[int], texts: list[str], full: bool, boiler: Future[tuple[np.ndarray, np.ndarray]] | None
+    ) -> _Batch:
         """One batch. ``full``: sorted unique sets (sizes exact, sets kept or counted); otherwise
         the window hashes in text order serve the signatures and the samples, and no set is sorted.
-        ``boiler``: the candidate boilerplate hashes and their ``_prefilter`` table, to find hits."""
-        progress.check()
-        cps_list = normalize_batch([texts[doc_ids[p]] for p in positions], params.normalize)
+        ``boiler``: the candidate boilerplate hashes and their ``_prefilter`` table, to find hits
+        (None for sample batches: the boilerplate task finds theirs)."""
+        params = self.params
+        self.progress.check()
+        if self.kernels is not None:
+            return self._work_compiled(keys, texts, full, boiler)
+        cps_list = normalize_batch(texts, params.normalize)
+        del texts
         if full:
             hash_list = sh.shingle_sets(cps_list, params.k)
         else:
@@ -304,7 +431,7 @@ def prepare(
             hash_list = [windows[a:b] for a, b in zip(lo.tolist(), hi.tolist())]
         signable = [h for h in hash_list if h.size]
         sigs = (
-            signatures(signable, params.num_perm, params.seed, backend=backend, threads=1)
+            signatures(signable, params.num_perm, params.seed, backend=self.backend, threads=1)
             if signable
             else np.zeros((0, params.num_perm), dtype=np.uint32)
         )
@@ -314,68 +441,122 @@ def prepare(
             # One pass over the whole batch, then a slice per document.
             samples = _batch_samples(windows, lo, hi, params.containment_sample)
         out = _Batch(
-            positions,
+            keys,
             [exact.normalized_digest(c) if h.size else b"" for c, h in zip(cps_list, hash_list)],
             [int(c.size) for c in cps_list],
             [int(h.size) for h in hash_list],
             sigs,
             samples,
             hash_list if full else [],
-            cps_list if keep_cps else None,
+            cps_list if self.keep_cps else None,
         )
         out.sig_row = (np.cumsum([1 if h.size else 0 for h in hash_list]) - 1).tolist()
         if boiler is not None:
-            values, table = boiler
+            values, table = boiler.result()
             if full:
                 out.boiler_hits = [_hits(h, values, False, table) for h in hash_list]
             else:
                 out.boiler_hits = _batch_hits(windows, lo, hi, values, table)
         return out
 
-    slots: list[_Batch | None] = [None] * total  # batch holding each computed position
-    where: list[int] = [0] * total  # index inside that batch
-    done = len(reuse)
-    collected = 0  # batches
 
-    def collect(batch: _Batch) -> _Batch:
-        nonlocal done, collected
-        for n, p in enumerate(batch.positions):
-            slots[p], where[p] = batch, n
-        done += len(batch.positions)
-        collected += 1
-        if collected % 64 == 0:
-            release_free_memory()  # the batches' temporaries (a long prepare's own peak)
-        progress.report("normalize", done, total)
-        return batch
+    def _work_compiled(
+        self, keys: list[int], texts: list[str], full: bool, boiler: Future[tuple[np.ndarray, np.ndarray]] | None
+    ) -> _Batch:
+        """``_work`` with the compiled kernels (``core._prepkernel``): the same batch."""
+        assert self.kernels is not None
+        kernel = self.kernels
+        params = self.params
+        n = len(texts)
+        table = lookup_table(params.normalize)
+        cps = codepoints("".join(texts))
+        bounds = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in texts], out=bounds[1:])
+        given = np.zeros(n, dtype=np.uint8)
+        if kernel.scan_batch(cps, bounds, table.values, given):
+            table.lookup(cps)  # fills in the code points not seen before
+            kernel.scan_batch(cps, bounds, table.values, given)
+        if given.any():
+            # Combining marks or expansions: those documents take the exact path, normalized here.
+            parts = [normalize(t, params.normalize).cps if g else codepoints(t) for t, g in zip(texts, given.tolist())]
+            cps = np.concatenate(parts)
+            np.cumsum([p.size for p in parts], out=bounds[1:])
+        del texts
+        size = int(cps.size)
+        k = params.k
+        a, b = permutations(params.num_perm, params.seed)
+        norm = np.empty(size, dtype=np.uint32)
+        windows = np.empty(size, dtype=np.uint64)
+        samples = np.empty(size, dtype=np.uint64)
+        norm_bounds = np.empty(n + 1, dtype=np.int64)
+        win_bounds = np.empty(n + 1, dtype=np.int64)
+        sample_bounds = np.empty(n + 1, dtype=np.int64)
+        sigs = np.empty((n, params.num_perm), dtype=np.uint32)
+        base = np.uint64(1 << 21) if k <= 3 else np.uint64(0x9E3779B97F4A7C15)
+        kernel.prepare_batch(cps, bounds, table.values, given, k, base, a, b, params.containment_sample,
+                             norm, norm_bounds, windows, win_bounds, sigs, samples, sample_bounds)  # fmt: skip
+        del cps
+        nb, wb, sb = norm_bounds.tolist(), win_bounds.tolist(), sample_bounds.tolist()
+        samples = samples[: sb[-1]].copy()  # the views below must not hold the whole buffer
+        norm = norm[: nb[-1]]
+        cps_list = [norm[nb[i] : nb[i + 1]] for i in range(n)]
+        counts = [wb[i + 1] - wb[i] for i in range(n)]
+        # np.sort (released GIL, vectorized) sorts these sets faster than a compiled sort.
+        hash_list = [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(n)] if full else []
+        out = _Batch(
+            keys,
+            [exact.normalized_digest(c) if m else b"" for c, m in zip(cps_list, counts)],
+            [nb[i + 1] - nb[i] for i in range(n)],
+            [h.size for h in hash_list] if full else counts,
+            sigs,
+            [samples[sb[i] : sb[i + 1]] for i in range(n)],
+            hash_list,
+            [c.copy() for c in cps_list] if self.keep_cps else None,
+        )
+        out.sig_row = list(range(n))
+        if boiler is not None:
+            values, prefilter = boiler.result()
+            if values.size == 0 or windows.size == 0:
+                out.boiler_hits = [_NO_HITS] * n
+            else:
+                found = np.empty(wb[-1], dtype=np.int64)
+                found_bounds = np.empty(n + 1, dtype=np.int64)
+                kernel.batch_hits(windows, win_bounds, values, prefilter, found, found_bounds)
+                fb = found_bounds.tolist()
+                found = found[: fb[-1]].copy()
+                out.boiler_hits = [found[fb[i] : fb[i + 1]] if fb[i + 1] > fb[i] else _NO_HITS for i in range(n)]
+        return out
 
-    progress.report("normalize", done, total)
-    with ThreadPoolExecutor(THREADS) as pool:
-        if reuse:
-            assert cache is not None
-            boiler = cache.boiler
-            with_table = (boiler, _prefilter(boiler))
-            for batch in pool.map(lambda b: work(b, False, with_table), _batches(todo)):
-                collect(batch)
-        else:
-            # The sample first, with full sets: it chooses the hashes that may be boilerplate.
-            sample = _template_sample(total)
-            first = [collect(b) for b in pool.map(lambda b: work(b, True, None), _batches(sample))]
-            sets = [h for b in first for h in b.hashes if h.size]
-            distinct = len({d for b in first for d, n in zip(b.digests, b.sizes) if n})
-            low = max(2, math.floor(LOW_SHARE * distinct))
-            boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
-                                         options=params.normalize, progress=progress).boilerplate  # fmt: skip
-            del sets
-            with_table = (boiler, _prefilter(boiler))
-            for b in first:
-                b.boiler_hits = [_hits(h, boiler, False, with_table[1]) for h in b.hashes]
-                if not keep_hashes:
-                    b.hashes = []
-            sample_set = set(sample)
-            rest = [p for p in range(total) if p not in sample_set]
-            for batch in pool.map(lambda b: work(b, keep_hashes, with_table), _batches(rest)):
-                collect(batch)
 
+class _ChecksOnly:
+    """Passes cancellation through and drops the reports (a task on a pool thread reports nothing)."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        pass
+
+    def check(self) -> None:
+        self._progress.check()
+
+
+def _assemble(
+    doc_ids: Sequence[str],
+    locate: Callable[[int], tuple[_Batch, int] | None],
+    boiler: np.ndarray,
+    params: ScreenParams,
+    texts: Mapping[str, str],
+    keys: Mapping[str, str] | None,
+    keep_cps: bool,
+    keep_hashes: bool,
+    reuse: Mapping[int, int] | None = None,
+    cache: PrepareCache | None = None,
+) -> Prepared:
+    """The ``Prepared`` of ``doc_ids`` (manifest order) from their batches (``locate(position)``)
+    or an earlier run's cache entries (``reuse``: position -> entry, -1 for no shingles)."""
+    reuse = reuse or {}
+    total = len(doc_ids)
     out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
     counter = _BoilerCounter(boiler)
     kept_hashes: list[np.ndarray] = []
@@ -395,8 +576,10 @@ def prepare(
                 cache.digests[e], int(cache.chars[e]), cache.signatures[e], cache.samples[e], cache.hits[e]
             )
         else:
-            batch, n = slots[p], where[p]
-            assert batch is not None and batch.boiler_hits is not None
+            found = locate(p)
+            assert found is not None, doc_id
+            batch, n = found
+            assert batch.boiler_hits is not None
             if batch.sizes[n] == 0:
                 out.no_shingles.append(doc_id)
                 continue
@@ -416,7 +599,6 @@ def prepare(
         sigs[rows] = sig
         rows += 1
         hits.append(hit)
-    slots.clear()
     out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
     out.signatures = sigs if rows == total else sigs[:rows].copy()
@@ -425,7 +607,6 @@ def prepare(
     out.boiler, out.boiler_hits = boiler, hits
     if keys is not None:
         out.cache = _new_cache(out, keys, boiler, hits, params)
-    progress.report("shingle", total, total)
     return out
 
 
@@ -459,10 +640,6 @@ def _template_sample(total: int) -> list[int]:
     if total <= TEMPLATE_SAMPLE:
         return list(range(total))
     return sorted({(i * total) // TEMPLATE_SAMPLE for i in range(TEMPLATE_SAMPLE)})
-
-
-def _batches(positions: Sequence[int]) -> list[list[int]]:
-    return [list(positions[i : i + BATCH]) for i in range(0, len(positions), BATCH)]
 
 
 _PREFILTER_SHIFT = np.uint64(48)
@@ -540,6 +717,32 @@ def _batch_hits(
     for a, b in zip(np.searchsorted(at, lo).tolist(), np.searchsorted(at, hi).tolist()):
         out.append(np.unique(pos[a:b]) if b > a else _NO_HITS)
     return out
+
+
+def _prep_kernels():
+    """The ``core._prepkernel`` module, or None when numba cannot load it (the numpy path then)."""
+    try:
+        from neardup_gui.core import _prepkernel
+    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
+        log.warning("compiled prepare kernel unavailable; using numpy", exc_info=True)
+        return None
+    return _prepkernel
+
+
+def load_compiled() -> bool:
+    """Load the compiled kernels a large prepare uses (numba's cached machine code for the real
+    argument types) with one tiny batch each way; False when they cannot load. For a warm-up."""
+    if not _kernel_ready() or _prep_kernels() is None:
+        return False
+    work = _Preparer(ScreenParams(), NULL_PROGRESS, False, False, compiled=True)
+    try:
+        work.known_boiler(np.array([0], dtype=np.uint64))
+        texts = ["预热一下编译好的代码。", "Warm-up text, e\u0301 ㎡."]
+        work._work_compiled([0, 1], texts, True, None)
+        work._work_compiled([0, 1], texts, False, work._boiler)
+    finally:
+        work.close()
+    return True
 
 
 def _kernel_ready() -> bool:

@@ -85,6 +85,8 @@ _PLAUSIBLE_MIN = 0.5
 # such as 00 01 00 01 ... reads as "ĀĀĀ…" (Latin letters score 0.5); Chinese text scores ~1.0.
 _PLAUSIBLE_MIN_WITH_NULS = 0.6
 _TIE_MARGIN = 0.02
+# Plausibility is at most 1.0, so the first decoding that scores this much wins whatever follows.
+_SURE = 1.0 - _TIE_MARGIN
 _SCORE_SAMPLE = 50_000
 _WHITESPACE_RE = re.compile(r"\s+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but tab, LF, CR
@@ -174,7 +176,13 @@ def _best_candidate(
             continue  # CP950 only when plain Big5 fails (Windows extensions)
         text = _strict(data, enc)
         if text is not None:
-            scored.append((plausibility(text), rank, text, enc))
+            score = plausibility(text)
+            if not scored and score >= max(_SURE, minimum):
+                # No later candidate can win: none scores above 1.0, and within the tie margin the
+                # earlier candidate is preferred. (GB18030 files: the other four decodings cost
+                # more than the first.)
+                return text, enc
+            scored.append((score, rank, text, enc))
     if not scored:
         return None
     top = max(s[0] for s in scored)

@@ -164,6 +164,9 @@ def _load_kernel() -> None:
 
         for index_type in (np.int32, np.int64):  # the containment index's two sorts
             radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
+        from neardup_gui.core.prepare import load_compiled
+
+        load_compiled()
     except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
         log.debug("engine warm-up skipped", exc_info=True)
 

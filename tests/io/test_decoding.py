@@ -141,3 +141,34 @@ def test_undecodable_message_says_where_utf8_breaks() -> None:
     data = SIMPLIFIED.encode()[:30] + b"\xff" + SIMPLIFIED.encode()[30:]
     with pytest.raises(UndecodableError, match=f"byte 0xFF at byte 30 of {len(data)}"):
         decode_bytes(data)
+
+
+def test_stopping_at_a_sure_first_decoding_changes_no_decision(monkeypatch: pytest.MonkeyPatch) -> None:
+    # decode_bytes stops scoring once the first decoding that works scores 0.98 or more (nothing
+    # can then beat it); the answers must be those of scoring every candidate.
+    import neardup_gui.io.decoding as decoding
+
+    samples = [
+        SIMPLIFIED.encode("gb18030"),
+        (SIMPLIFIED + "\r\n" + MIXED_ASCII).encode("gbk"),
+        (SIMPLIFIED + "锟斤拷𠀀").encode("gb18030"),  # a rare character and Extension B: below 1.0
+        SHORT_SIMPLIFIED.encode("gbk"),
+        TRADITIONAL.encode("big5"),
+        SHORT_TRADITIONAL.encode("big5"),
+        "持中小企業發".encode("utf-16-be"),
+        SIMPLIFIED.encode("utf-16-le"),
+        ("a\x01" + SIMPLIFIED).encode("utf-8"),
+        UNDECODABLE,
+        b"\x00\x01" * 64,
+    ]
+
+    def outcome(data: bytes) -> object:
+        try:
+            return decode_bytes(data)
+        except (BinaryContentError, UndecodableError) as exc:
+            return type(exc)
+
+    fast = [outcome(d) for d in samples]
+    monkeypatch.setattr(decoding, "_SURE", 2.0)  # never sure: every candidate is scored
+    assert [outcome(d) for d in samples] == fast
+    assert fast[0] == (SIMPLIFIED, "gb18030") and fast[4] == (TRADITIONAL, "big5")

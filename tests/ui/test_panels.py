@@ -128,3 +128,4 @@ def test_the_engine_warm_up_loads_the_compiled_kernel_in_the_background() -> Non
     assert thread.daemon
     thread.join(timeout=120)
     assert "neardup_gui.core.methods._sigkernel" in sys.modules
+    assert "neardup_gui.core._prepkernel" in sys.modules

@@ -1,0 +1,154 @@
+"""Compiled kernels (numba) for ``core.prepare``: one pass per batch of documents that normalizes,
+hashes every k-character window, signs and samples, without the GIL.
+
+The numpy path in ``core.prepare`` does the same in about twenty array operations per batch and a
+Python loop per document; most of that holds the GIL, so two preparing threads gained little and
+reading files (which holds the GIL too) could not overlap with them. Here one call per batch does
+the work of those operations, and the GIL is held only to join the texts and to build the lists.
+
+Same arithmetic as ``normalize.normalize_batch`` (the lookup table, documents needing the exact
+path given already normalized), ``shingles.window_hashes`` (polynomial over the code points, then
+the MurmurHash3 64-bit finalizer), ``minhash_lsh`` (the high 32 bits, the MurmurHash3 32-bit
+finalizer, ``a * v + b`` modulo 2**32, minimum per permutation) and ``containment.sampled``;
+``tests/core/test_prepare.py`` compares the two paths. Imported lazily, like the other kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_UNKNOWN = -3  # normalize._UNKNOWN
+_COMPLEX = -2  # normalize._COMPLEX
+_MULTI = -4  # normalize._MULTI
+
+
+@njit(cache=True, nogil=True)
+def scan_batch(cps, bounds, table, special):  # pragma: no cover - compiled
+    """``special[d] = 1`` where document ``d`` holds a code point the table cannot map alone
+    (combining marks, expansions). Returns how many code points are not in the table yet."""
+    unknown = 0
+    for d in range(bounds.size - 1):
+        flag = 0
+        for i in range(bounds[d], bounds[d + 1]):
+            v = table[cps[i]]
+            if v == _UNKNOWN:
+                unknown += 1
+            elif v == _COMPLEX or v == _MULTI:
+                flag = 1
+        special[d] = flag
+    return unknown
+
+
+@njit(cache=True, nogil=True)
+def _fmix64(h):  # pragma: no cover - compiled
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xC4CEB9FE1A85EC53)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+@njit(cache=True, nogil=True)
+def _sort_unique(values, lo, hi):  # pragma: no cover - compiled
+    """Sort ``values[lo:hi]`` in place, squeeze out repeats; returns the new end."""
+    if hi - lo <= 1:
+        return hi
+    part = values[lo:hi]
+    part.sort()
+    end = lo + 1
+    for i in range(lo + 1, hi):
+        if values[i] != values[end - 1]:
+            values[end] = values[i]
+            end += 1
+    return end
+
+
+@njit(cache=True, nogil=True)
+def prepare_batch(
+    cps, bounds, table, given, k, base, a, b, sample,
+    norm, norm_bounds, windows, win_bounds, sigs, samples, sample_bounds,
+):  # pragma: no cover - compiled  # fmt: skip
+    """Normalize, hash windows, sign and sample every document of a batch.
+
+    Args:
+        cps, bounds: Raw code points of the batch; document ``d`` is ``cps[bounds[d]:bounds[d+1]]``.
+        table: ``normalize._Table.values`` (every code point of ``cps`` filled in).
+        given: ``given[d] = 1``: the code points of ``d`` are normalized already (exact path).
+        k, base: Window length and polynomial base (``shingles``).
+        a, b: MinHash permutations (uint32).
+        sample: The containment sampling class (``containment.sampled``).
+        norm, norm_bounds: Out: normalized code points and each document's range in them.
+        windows, win_bounds: Out: window hashes in text order (duplicates kept) and ranges.
+        sigs: Out: one signature row per document (all 0xFFFFFFFF for a document without windows).
+        samples, sample_bounds: Out: per document, its sampled hashes sorted and unique.
+    """
+    n_perm = a.size
+    power_of_two = sample > 1 and (sample & (sample - 1)) == 0
+    mask = np.uint64(sample - 1) if sample > 1 else np.uint64(0)
+    modulus = np.uint64(sample) if sample > 1 else np.uint64(1)
+    o = 0
+    w = 0
+    s = 0
+    for d in range(bounds.size - 1):
+        start = o
+        norm_bounds[d] = start
+        if given[d]:
+            for i in range(bounds[d], bounds[d + 1]):
+                norm[o] = cps[i]
+                o += 1
+        else:
+            for i in range(bounds[d], bounds[d + 1]):
+                v = table[cps[i]]
+                if v >= 0:
+                    norm[o] = v
+                    o += 1
+        win_bounds[d] = w
+        sample_bounds[d] = s
+        row = sigs[d]
+        for p in range(n_perm):
+            row[p] = np.uint32(0xFFFFFFFF)
+        for i in range(start, o - k + 1):
+            h = np.uint64(norm[i])
+            for j in range(1, k):
+                h = h * base + np.uint64(norm[i + j])
+            h = _fmix64(h)
+            windows[w] = h
+            w += 1
+            v = np.uint32(h >> np.uint64(32))
+            v = np.uint32(v ^ (v >> np.uint32(16)))
+            v = np.uint32(v * np.uint32(0x85EBCA6B))
+            v = np.uint32(v ^ (v >> np.uint32(13)))
+            v = np.uint32(v * np.uint32(0xC2B2AE35))
+            v = np.uint32(v ^ (v >> np.uint32(16)))
+            for p in range(n_perm):
+                m = np.uint32(a[p] * v + b[p])
+                if m < row[p]:
+                    row[p] = m
+            if sample <= 1 or (power_of_two and (h & mask) == 0) or (not power_of_two and h % modulus == 0):
+                samples[s] = h
+                s += 1
+        s = _sort_unique(samples, sample_bounds[d], s)
+    n = bounds.size - 1
+    norm_bounds[n] = o
+    win_bounds[n] = w
+    sample_bounds[n] = s
+
+
+@njit(cache=True, nogil=True)
+def batch_hits(windows, win_bounds, boiler, prefilter, out, out_bounds):  # pragma: no cover - compiled
+    """Per document, the sorted unique positions in ``boiler`` (sorted) of its window hashes;
+    ``prefilter`` (``prepare._prefilter``) rules most hashes out by their top 16 bits."""
+    o = 0
+    for d in range(win_bounds.size - 1):
+        out_bounds[d] = o
+        for i in range(win_bounds[d], win_bounds[d + 1]):
+            h = windows[i]
+            if prefilter[h >> np.uint64(48)]:
+                pos = np.searchsorted(boiler, h)
+                if pos < boiler.size and boiler[pos] == h:
+                    out[o] = pos
+                    o += 1
+        o = _sort_unique(out, out_bounds[d], o)
+    out_bounds[win_bounds.size - 1] = o

@@ -1,0 +1,125 @@
+"""The compiled prepare kernels (``core._prepkernel``) give what the numpy path gives, for every
+kind of text the normalization treats differently and for every parameter the kernels read."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from neardup_gui.core import prepare as prep_mod
+from neardup_gui.core.prepare import prepare
+from neardup_gui.core.records import NormalizeOptions, ScreenParams
+
+pytest.importorskip("numba")
+
+HEADER = "本报讯 编辑部通知：以下内容仅供内部交流使用，转载请注明出处与作者姓名。\n"
+
+
+def _texts(seed: int = 3) -> dict[str, str]:
+    """Chinese texts with a shared header, copies and the cases normalization treats apart:
+    combining marks (exact per-cluster path), expansions (㎡ -> m2), full-width forms, Extension B,
+    texts shorter than k, texts that normalize to nothing, and a lone surrogate."""
+    rng = random.Random(seed)
+
+    def body(n: int) -> str:
+        return "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(n))
+
+    texts = {f"d{i:03d}": (HEADER if i % 3 == 0 else "") + body(rng.randrange(40, 400)) for i in range(150)}
+    texts["copy"] = texts["d004"]
+    texts["marks"] = "Cafe\u0301 re\u0301sume\u0301 " + body(80)  # combining acute accents
+    texts["expand"] = "面积120㎡，单价３５００元／㎡。" + body(60)  # expansions and full-width digits
+    texts["ext_b"] = "𠀀𠀁𠀂" + body(50) + "𪚥"
+    texts["short"] = "短文"
+    texts["punct_only"] = "，。！？…… —— \n\t"
+    texts["latin"] = "The Quick BROWN fox ＡＢＣ ß straße " * 3
+    texts["surrogate"] = "前\ud800后" + body(30)
+    texts["hangul_jamo"] = "\u1100\u1161\u11a8 " + body(40)
+    return texts
+
+
+def _both(monkeypatch, ids, texts, params, **kwargs):
+    """``prepare`` through the numpy path, then through the kernels (checked to be used)."""
+    calls = []
+    real = prep_mod._Preparer._work_compiled
+
+    def counted(self, *args):
+        calls.append(len(args[0]))
+        return real(self, *args)
+
+    monkeypatch.setattr(prep_mod._Preparer, "_work_compiled", counted)
+    monkeypatch.setattr(prep_mod, "_COMPILED_MIN_CHARS", 10**15)
+    numpy_path = prepare(ids, texts, params, **kwargs)
+    assert not calls
+    monkeypatch.setattr(prep_mod, "_COMPILED_MIN_CHARS", 0)
+    compiled = prepare(ids, texts, params, **kwargs)
+    # Every document, or with a cache the changed one only (one batch of one).
+    assert sum(calls) == (1 if "cache" in kwargs else len(ids))
+    return numpy_path, compiled
+
+
+def _assert_same(a, b) -> None:
+    assert a.doc_ids == b.doc_ids
+    assert a.no_shingles == b.no_shingles
+    assert a.digests == b.digests
+    assert a.normalized_chars == b.normalized_chars
+    assert np.array_equal(a.signatures, b.signatures)
+    assert len(a.samples) == len(b.samples)
+    for x, y in zip(a.samples, b.samples):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
+    for x, y in zip(a.boiler_hits, b.boiler_hits):
+        assert np.array_equal(x, y)
+    assert np.array_equal(a.boiler, b.boiler)
+    assert np.array_equal(a.template.boilerplate, b.template.boilerplate)
+    assert np.array_equal(a.template.doc_counts, b.template.doc_counts)
+
+
+def test_the_compiled_path_is_taken_and_kernels_load() -> None:
+    assert prep_mod._prep_kernels() is not None
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        ScreenParams(k=5),
+        ScreenParams(k=3, containment_sample=1),  # exact packing base; every hash sampled
+        ScreenParams(k=7, containment_sample=6, num_perm=64, seed=11),  # a sample not a power of two
+        ScreenParams(k=4, normalize=NormalizeOptions(nfkc=False, case="lower", keep="punct")),
+    ],
+    ids=["default", "k3-all-sampled", "k7-modulo-sample", "other-normalization"],
+)
+def test_compiled_prepare_equals_the_numpy_path(monkeypatch, params) -> None:
+    texts = _texts()
+    ids = sorted(texts)
+    a, b = _both(monkeypatch, ids, texts, params, keep_hashes=False)
+    assert "short" in a.no_shingles and ("punct_only" in a.no_shingles) == (params.normalize.keep == "alnum")
+    assert a.template is not None and not a.template.is_empty()
+    _assert_same(a, b)
+
+
+def test_compiled_prepare_with_a_sample_smaller_than_the_corpus_and_kept_sets(monkeypatch) -> None:
+    # The sample batches (full sets) and the others (window hashes) both go through the kernels.
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", 40)
+    texts = _texts(seed=8)
+    ids = sorted(texts)
+    a, b = _both(monkeypatch, ids, texts, ScreenParams(k=5), keep_hashes=False)
+    _assert_same(a, b)
+    a, b = _both(monkeypatch, ids, texts, ScreenParams(k=5), keep_hashes=True, keep_cps=True)
+    _assert_same(a, b)
+    assert all(np.array_equal(x, y) for x, y in zip(a.hashes, b.hashes))
+    assert all(np.array_equal(x, y) for x, y in zip(a.cps, b.cps))
+    assert np.array_equal(a.sizes, b.sizes)
+
+
+def test_compiled_prepare_from_a_cache_equals_the_numpy_path(monkeypatch) -> None:
+    # A rescan prepares the changed documents only and finds their hits on the cached boilerplate.
+    texts = _texts(seed=4)
+    ids = sorted(texts)
+    keys = {d: f"sha-{d}" for d in ids}
+    first = prepare(ids, texts, ScreenParams(), keep_hashes=False, keys=keys)
+    changed = dict(texts, d007=HEADER + texts["d010"][:200])
+    keys2 = dict(keys, d007="sha-new")
+    a, b = _both(monkeypatch, ids, changed, ScreenParams(), keep_hashes=False, keys=keys2, cache=first.cache)
+    assert a.reused == b.reused == len(ids) - len(a.no_shingles) - 1
+    _assert_same(a, b)
