@@ -152,3 +152,30 @@ def batch_hits(windows, win_bounds, boiler, prefilter, out, out_bounds):  # prag
                     o += 1
         o = _sort_unique(out, out_bounds[d], o)
     out_bounds[win_bounds.size - 1] = o
+
+
+@njit(cache=True, nogil=True)
+def window_batch(cps, bounds, table, given, k, base, norm, windows, win_bounds):  # pragma: no cover - compiled
+    """``prepare_batch``'s normalization and window hashes only (no signature, no sample): the
+    shingle sets of the documents being verified. ``norm`` is scratch space here."""
+    w = 0
+    for d in range(bounds.size - 1):
+        o = 0
+        if given[d]:
+            for i in range(bounds[d], bounds[d + 1]):
+                norm[o] = cps[i]
+                o += 1
+        else:
+            for i in range(bounds[d], bounds[d + 1]):
+                v = table[cps[i]]
+                if v >= 0:
+                    norm[o] = v
+                    o += 1
+        win_bounds[d] = w
+        for i in range(o - k + 1):
+            h = np.uint64(norm[i])
+            for j in range(1, k):
+                h = h * base + np.uint64(norm[i + j])
+            windows[w] = _fmix64(h)
+            w += 1
+    win_bounds[bounds.size - 1] = w

@@ -37,6 +37,7 @@ import hashlib
 import json
 import logging
 import math
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
-from neardup_gui.core.records import ScreenParams
+from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
 
@@ -109,10 +110,16 @@ class LazyHashes(Sequence[np.ndarray]):
     def load(self, indices: Sequence[int]) -> None:
         """Compute (in batches) the sets of ``indices`` not computed yet."""
         todo = sorted({int(i) for i in indices if int(i) not in self._cache})
+        # The compiled kernels when this process has them loaded already (a large prepare did).
+        kernels = sys.modules.get("neardup_gui.core._prepkernel")
         for lo in range(0, len(todo), BATCH):
             part = todo[lo : lo + BATCH]
-            cps = normalize_batch([self._texts[self._doc_ids[i]] for i in part], self._options)
-            for i, h in zip(part, sh.shingle_sets(cps, self._k)):
+            texts = [self._texts[self._doc_ids[i]] for i in part]
+            if kernels is not None:
+                sets = _compiled_sets(kernels, texts, self._k, self._options)
+            else:
+                sets = sh.shingle_sets(normalize_batch(texts, self._options), self._k)
+            for i, h in zip(part, sets):
                 self._cache[i] = h
 
     def drop(self) -> None:
@@ -468,19 +475,7 @@ class _Preparer:
         kernel = self.kernels
         params = self.params
         n = len(texts)
-        table = lookup_table(params.normalize)
-        cps = codepoints("".join(texts))
-        bounds = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum([len(t) for t in texts], out=bounds[1:])
-        given = np.zeros(n, dtype=np.uint8)
-        if kernel.scan_batch(cps, bounds, table.values, given):
-            table.lookup(cps)  # fills in the code points not seen before
-            kernel.scan_batch(cps, bounds, table.values, given)
-        if given.any():
-            # Combining marks or expansions: those documents take the exact path, normalized here.
-            parts = [normalize(t, params.normalize).cps if g else codepoints(t) for t, g in zip(texts, given.tolist())]
-            cps = np.concatenate(parts)
-            np.cumsum([p.size for p in parts], out=bounds[1:])
+        cps, bounds, values, given = _compiled_input(kernel, texts, params.normalize)
         del texts
         size = int(cps.size)
         k = params.k
@@ -492,8 +487,7 @@ class _Preparer:
         win_bounds = np.empty(n + 1, dtype=np.int64)
         sample_bounds = np.empty(n + 1, dtype=np.int64)
         sigs = np.empty((n, params.num_perm), dtype=np.uint32)
-        base = np.uint64(1 << 21) if k <= 3 else np.uint64(0x9E3779B97F4A7C15)
-        kernel.prepare_batch(cps, bounds, table.values, given, k, base, a, b, params.containment_sample,
+        kernel.prepare_batch(cps, bounds, values, given, k, _window_base(k), a, b, params.containment_sample,
                              norm, norm_bounds, windows, win_bounds, sigs, samples, sample_bounds)  # fmt: skip
         del cps
         nb, wb, sb = norm_bounds.tolist(), win_bounds.tolist(), sample_bounds.tolist()
@@ -526,6 +520,42 @@ class _Preparer:
                 found = found[: fb[-1]].copy()
                 out.boiler_hits = [found[fb[i] : fb[i + 1]] if fb[i + 1] > fb[i] else _NO_HITS for i in range(n)]
         return out
+
+
+def _compiled_input(
+    kernel, texts: list[str], options: NormalizeOptions
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the kernels take for a batch of raw texts: ``(cps, bounds, table values, given)``, the
+    documents that need the exact normalization path normalized here (``given``)."""
+    table = lookup_table(options)
+    cps = codepoints("".join(texts))
+    bounds = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=bounds[1:])
+    given = np.zeros(len(texts), dtype=np.uint8)
+    if kernel.scan_batch(cps, bounds, table.values, given):
+        table.lookup(cps)  # fills in the code points not seen before
+        kernel.scan_batch(cps, bounds, table.values, given)
+    if given.any():
+        # Combining marks or expansions: those documents take the exact path, normalized here.
+        parts = [normalize(t, options).cps if g else codepoints(t) for t, g in zip(texts, given.tolist())]
+        cps = np.concatenate(parts)
+        np.cumsum([p.size for p in parts], out=bounds[1:])
+    return cps, bounds, table.values, given
+
+
+def _window_base(k: int) -> np.uint64:
+    return np.uint64(1 << 21) if k <= 3 else np.uint64(0x9E3779B97F4A7C15)  # as shingles.window_hashes
+
+
+def _compiled_sets(kernels, texts: list[str], k: int, options: NormalizeOptions) -> list[np.ndarray]:
+    """``shingles.shingle_sets(normalize_batch(texts, options), k)`` through the kernels."""
+    cps, bounds, values, given = _compiled_input(kernels, texts, options)
+    windows = np.empty(cps.size, dtype=np.uint64)
+    win_bounds = np.empty(len(texts) + 1, dtype=np.int64)
+    kernels.window_batch(cps, bounds, values, given, k, _window_base(k), np.empty(cps.size, dtype=np.uint32),
+                         windows, win_bounds)  # fmt: skip
+    wb = win_bounds.tolist()
+    return [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(len(texts))]
 
 
 class _ChecksOnly:

@@ -123,3 +123,25 @@ def test_compiled_prepare_from_a_cache_equals_the_numpy_path(monkeypatch) -> Non
     a, b = _both(monkeypatch, ids, changed, ScreenParams(), keep_hashes=False, keys=keys2, cache=first.cache)
     assert a.reused == b.reused == len(ids) - len(a.no_shingles) - 1
     _assert_same(a, b)
+
+
+def test_sets_recomputed_for_verification_equal_the_numpy_ones_once_the_kernels_are_loaded(monkeypatch) -> None:
+    import sys
+
+    from neardup_gui.core import shingles as sh
+    from neardup_gui.core.normalize import normalize_batch
+    from neardup_gui.core.prepare import LazyHashes
+
+    assert prep_mod._prep_kernels() is not None  # loaded: LazyHashes uses them
+    texts = _texts(seed=2)
+    ids = sorted(texts)
+    real = prep_mod._compiled_sets
+    for params in (ScreenParams(k=5), ScreenParams(k=2)):
+        calls = []
+        monkeypatch.setattr(prep_mod, "_compiled_sets", lambda *a: calls.append(1) or real(*a))
+        lazy = LazyHashes(ids, texts, params)
+        lazy.load(range(len(ids)))
+        assert calls
+        expected = sh.shingle_sets(normalize_batch([texts[d] for d in ids], params.normalize), params.k)
+        assert all(np.array_equal(x, y) for x, y in zip(lazy, expected))
+    assert "neardup_gui.core._prepkernel" in sys.modules
