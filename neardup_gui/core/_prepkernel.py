@@ -18,6 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# numba's cache does not notice a change in another module's function: fmix32 is fixed (datasketch's
+# hash), but clear __pycache__ if it is ever edited.
+from neardup_gui.core.methods._sigkernel import fmix32
+
 _UNKNOWN = -3  # normalize._UNKNOWN
 _COMPLEX = -2  # normalize._COMPLEX
 _MULTI = -4  # normalize._MULTI
@@ -51,6 +55,32 @@ def _fmix64(h):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _normalize_into(cps, lo, hi, table, given, norm, o):  # pragma: no cover - compiled
+    """Append the normalized code points of ``cps[lo:hi]`` to ``norm`` from ``o`` (as they are
+    when ``given``); returns the new end."""
+    if given:
+        for i in range(lo, hi):
+            norm[o] = cps[i]
+            o += 1
+    else:
+        for i in range(lo, hi):
+            v = table[cps[i]]
+            if v >= 0:
+                norm[o] = v
+                o += 1
+    return o
+
+
+@njit(cache=True, nogil=True)
+def _window(norm, i, k, base):  # pragma: no cover - compiled
+    """The hash of the window ``norm[i:i+k]`` (``shingles.window_hashes``)."""
+    h = np.uint64(norm[i])
+    for j in range(1, k):
+        h = h * base + np.uint64(norm[i + j])
+    return _fmix64(h)
+
+
+@njit(cache=True, nogil=True)
 def _sort_unique(values, lo, hi):  # pragma: no cover - compiled
     """Sort ``values[lo:hi]`` in place, squeeze out repeats; returns the new end."""
     if hi - lo <= 1:
@@ -74,7 +104,7 @@ def prepare_batch(
 
     Args:
         cps, bounds: Raw code points of the batch; document ``d`` is ``cps[bounds[d]:bounds[d+1]]``.
-        table: ``normalize._Table.values`` (every code point of ``cps`` filled in).
+        table: ``normalize.lookup_table(options).values`` (every code point of ``cps`` filled in).
         given: ``given[d] = 1``: the code points of ``d`` are normalized already (exact path).
         k, base: Window length and polynomial base (``shingles``).
         a, b: MinHash permutations (uint32).
@@ -94,34 +124,17 @@ def prepare_batch(
     for d in range(bounds.size - 1):
         start = o
         norm_bounds[d] = start
-        if given[d]:
-            for i in range(bounds[d], bounds[d + 1]):
-                norm[o] = cps[i]
-                o += 1
-        else:
-            for i in range(bounds[d], bounds[d + 1]):
-                v = table[cps[i]]
-                if v >= 0:
-                    norm[o] = v
-                    o += 1
+        o = _normalize_into(cps, bounds[d], bounds[d + 1], table, given[d], norm, o)
         win_bounds[d] = w
         sample_bounds[d] = s
         row = sigs[d]
         for p in range(n_perm):
             row[p] = np.uint32(0xFFFFFFFF)
         for i in range(start, o - k + 1):
-            h = np.uint64(norm[i])
-            for j in range(1, k):
-                h = h * base + np.uint64(norm[i + j])
-            h = _fmix64(h)
+            h = _window(norm, i, k, base)
             windows[w] = h
             w += 1
-            v = np.uint32(h >> np.uint64(32))
-            v = np.uint32(v ^ (v >> np.uint32(16)))
-            v = np.uint32(v * np.uint32(0x85EBCA6B))
-            v = np.uint32(v ^ (v >> np.uint32(13)))
-            v = np.uint32(v * np.uint32(0xC2B2AE35))
-            v = np.uint32(v ^ (v >> np.uint32(16)))
+            v = fmix32(np.uint32(h >> np.uint64(32)))
             for p in range(n_perm):
                 m = np.uint32(a[p] * v + b[p])
                 if m < row[p]:
@@ -160,22 +173,9 @@ def window_batch(cps, bounds, table, given, k, base, norm, windows, win_bounds):
     shingle sets of the documents being verified. ``norm`` is scratch space here."""
     w = 0
     for d in range(bounds.size - 1):
-        o = 0
-        if given[d]:
-            for i in range(bounds[d], bounds[d + 1]):
-                norm[o] = cps[i]
-                o += 1
-        else:
-            for i in range(bounds[d], bounds[d + 1]):
-                v = table[cps[i]]
-                if v >= 0:
-                    norm[o] = v
-                    o += 1
+        o = _normalize_into(cps, bounds[d], bounds[d + 1], table, given[d], norm, 0)
         win_bounds[d] = w
         for i in range(o - k + 1):
-            h = np.uint64(norm[i])
-            for j in range(1, k):
-                h = h * base + np.uint64(norm[i + j])
-            windows[w] = _fmix64(h)
+            windows[w] = _window(norm, i, k, base)
             w += 1
     win_bounds[bounds.size - 1] = w

@@ -35,7 +35,7 @@ from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, prepare
-from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
 from neardup_gui.core.scope import scope_labels
@@ -371,19 +371,6 @@ def screen(
 VERIFY_CHUNK = 2048
 
 
-class _ChecksOnly:
-    """Passes cancellation through and drops the reports (the caller reports for the whole)."""
-
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-
-    def report(self, stage: str, done: int, total: int) -> None:
-        pass
-
-    def check(self) -> None:
-        self._progress.check()
-
-
 def _verify_and_flag(
     prepared: Prepared,
     proposals: Proposals,
@@ -413,7 +400,7 @@ def _verify_and_flag(
     Returns:
         (kept candidates, number rejected, number taken from ``memo``).
     """
-    quiet = _ChecksOnly(progress)
+    quiet = ChecksOnly(progress)
     kept: list[Candidate] = []
     rejected = taken = 0
     total = len(pairs)

@@ -51,7 +51,7 @@ from neardup_gui.core.methods.containment import sampled
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
-from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
@@ -407,7 +407,7 @@ class _Preparer:
         sets = [h for b in first for h in b.hashes if h.size]
         distinct = len({d for b in first for d, n in zip(b.digests, b.sizes) if n})
         low = max(2, math.floor(LOW_SHARE * distinct))
-        checks = _ChecksOnly(self.progress)
+        checks = ChecksOnly(self.progress)
         boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
                                      options=params.normalize, progress=checks).boilerplate  # fmt: skip
         del sets
@@ -556,19 +556,6 @@ def _compiled_sets(kernels, texts: list[str], k: int, options: NormalizeOptions)
                          windows, win_bounds)  # fmt: skip
     wb = win_bounds.tolist()
     return [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(len(texts))]
-
-
-class _ChecksOnly:
-    """Passes cancellation through and drops the reports (a task on a pool thread reports nothing)."""
-
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-
-    def report(self, stage: str, done: int, total: int) -> None:
-        pass
-
-    def check(self) -> None:
-        self._progress.check()
 
 
 def _assemble(

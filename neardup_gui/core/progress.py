@@ -60,6 +60,20 @@ class NullProgress:
 NULL_PROGRESS = NullProgress()
 
 
+class ChecksOnly:
+    """Passes cancellation through to ``progress`` and drops the reports: for a part whose caller
+    reports for the whole, or that runs on a pool thread."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        pass
+
+    def check(self) -> None:
+        self._progress.check()
+
+
 def overall_fraction(stage: str, done: int, total: int) -> float:
     """Share of the whole screen done, in [0, 1], from a stage and its counts."""
     start = 0.0
