@@ -466,7 +466,6 @@ class _Preparer:
                 out.boiler_hits = _batch_hits(windows, lo, hi, values, table)
         return out
 
-
     def _work_compiled(
         self, keys: list[int], texts: list[str], full: bool, boiler: Future[tuple[np.ndarray, np.ndarray]] | None
     ) -> _Batch:
@@ -487,7 +486,7 @@ class _Preparer:
         win_bounds = np.empty(n + 1, dtype=np.int64)
         sample_bounds = np.empty(n + 1, dtype=np.int64)
         sigs = np.empty((n, params.num_perm), dtype=np.uint32)
-        kernel.prepare_batch(cps, bounds, values, given, k, _window_base(k), a, b, params.containment_sample,
+        kernel.prepare_batch(cps, bounds, values, given, k, sh.window_base(k), a, b, params.containment_sample,
                              norm, norm_bounds, windows, win_bounds, sigs, samples, sample_bounds)  # fmt: skip
         del cps
         nb, wb, sb = norm_bounds.tolist(), win_bounds.tolist(), sample_bounds.tolist()
@@ -543,16 +542,12 @@ def _compiled_input(
     return cps, bounds, table.values, given
 
 
-def _window_base(k: int) -> np.uint64:
-    return np.uint64(1 << 21) if k <= 3 else np.uint64(0x9E3779B97F4A7C15)  # as shingles.window_hashes
-
-
 def _compiled_sets(kernels, texts: list[str], k: int, options: NormalizeOptions) -> list[np.ndarray]:
     """``shingles.shingle_sets(normalize_batch(texts, options), k)`` through the kernels."""
     cps, bounds, values, given = _compiled_input(kernels, texts, options)
     windows = np.empty(cps.size, dtype=np.uint64)
     win_bounds = np.empty(len(texts) + 1, dtype=np.int64)
-    kernels.window_batch(cps, bounds, values, given, k, _window_base(k), np.empty(cps.size, dtype=np.uint32),
+    kernels.window_batch(cps, bounds, values, given, k, sh.window_base(k), np.empty(cps.size, dtype=np.uint32),
                          windows, win_bounds)  # fmt: skip
     wb = win_bounds.tolist()
     return [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(len(texts))]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "window_base",
     "window_hashes",
     "shingle_set",
     "shingle_sets",
@@ -50,6 +51,11 @@ def fmix64(h: np.ndarray) -> np.ndarray:
     return h ^ (h >> _S33)
 
 
+def window_base(k: int) -> np.uint64:
+    """The polynomial's base for windows of ``k`` characters (exact packing up to k = 3)."""
+    return _BASE_SMALL if k <= 3 else _BASE_LARGE
+
+
 def window_hashes(cps: np.ndarray, k: int) -> np.ndarray:
     """Hash of every k-character window, in text order (position i covers ``cps[i:i+k]``).
 
@@ -64,7 +70,7 @@ def window_hashes(cps: np.ndarray, k: int) -> np.ndarray:
     if n <= 0:
         return np.zeros(0, dtype=np.uint64)
     c = cps.astype(np.uint64)
-    base = _BASE_SMALL if k <= 3 else _BASE_LARGE
+    base = window_base(k)
     with np.errstate(over="ignore"):
         h = c[:n].copy()
         for j in range(1, k):
