@@ -21,6 +21,7 @@ import logging
 import operator
 import os
 import tempfile
+import time
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,11 +36,12 @@ from neardup_gui.io.corpus import KnownFile
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "save_cache"]
+__all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache", "stage_cache"]
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
 _FORMAT = "neardup-prepare-cache-10"
+_STAGED_PREFIX, _STAGED_SUFFIX = ".prepare-", ".npz.tmp"
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -154,9 +156,56 @@ def save_cache(
     texts for the same bytes). ``known``: how the run found each file
     (``LoadedCorpus.known_files``), valid for reading options ``read_key`` (``load_known``).
     """
+    return publish_cache(workspace, stage_cache(workspace, cache, memo, versions, known, read_key))
+
+
+def publish_cache(workspace: Path | str, staged: Path) -> Path:
+    """Put a file ``stage_cache`` wrote in the cache's place (atomically); returns that place."""
+    path = Path(workspace) / CACHE_FILE
+    try:
+        os.replace(staged, path)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
+    _remove_leftovers(path.parent)
+    return path
+
+
+# A staged file this old is a leftover of a screen that was killed (staging takes seconds).
+_LEFTOVER_AGE_S = 600.0
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Delete staged cache files that killed screens left in ``folder`` (each can be ~100 MB)."""
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(_STAGED_PREFIX) and entry.name.endswith(_STAGED_SUFFIX):
+            try:
+                if now - entry.stat().st_mtime > _LEFTOVER_AGE_S:
+                    os.unlink(entry.path)
+                    log.info("removed %s, left by an interrupted screen", entry.path)
+            except OSError:
+                pass
+
+
+def stage_cache(
+    workspace: Path | str,
+    cache: PrepareCache,
+    memo: PairMemo | None = None,
+    versions: Mapping[str, str] | None = None,
+    known: Mapping[str, KnownFile] | None = None,
+    read_key: str = "",
+) -> Path:
+    """``save_cache`` up to its last step: the new cache written (and synced) under a temporary
+    name beside the cache's place, which is returned. ``publish_cache`` puts it in place; a caller
+    that decides against it deletes it. The current cache stays readable meanwhile."""
     path = Path(workspace) / CACHE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".prepare-", suffix=".npz.tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_STAGED_PREFIX, suffix=_STAGED_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(
@@ -182,11 +231,10 @@ def save_cache(
             )
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return Path(tmp)
 
 
 def _read(

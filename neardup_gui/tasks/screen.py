@@ -13,6 +13,7 @@ import logging
 import os
 import platform
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
@@ -23,13 +24,14 @@ import numpy as np
 from neardup_gui import __version__
 from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.pipeline import PairMemo, screen
+from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, SourceTexts, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
-from neardup_gui.io.prepcache import load_cache, load_known, load_pairs, save_cache
+from neardup_gui.io.prepcache import load_cache, load_known, load_pairs, publish_cache, stage_cache
 
 log = logging.getLogger(__name__)
 
@@ -161,19 +163,21 @@ def screen_folder(
     extract_options = ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers)
     read_key = _read_key(params, extract_options)
     known = load_known(out_path, versions, read_key) if caching and not reread and out_path is not None else None
-    corpus = scan_folder(
-        source_path,
-        include=params.include,
-        exclude=params.exclude,
-        max_bytes=params.max_bytes,
-        sidecar=Path(sidecar) if sidecar else None,
-        extract_options=extract_options,
-        progress=progress,
-        known=known,
-    )
-    del known
-    cache = load_cache(out_path, versions) if caching and out_path is not None else None
-    previous = load_pairs(out_path, versions) if cache is not None and out_path is not None else None
+    # The rest of the cache is read on a thread while the folder is walked and read.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-read") as pool:
+        cached = pool.submit(_load_cache_and_pairs, out_path, versions) if caching and out_path is not None else None
+        corpus = scan_folder(
+            source_path,
+            include=params.include,
+            exclude=params.exclude,
+            max_bytes=params.max_bytes,
+            sidecar=Path(sidecar) if sidecar else None,
+            extract_options=extract_options,
+            progress=progress,
+            known=known,
+        )
+        del known
+        cache, previous = cached.result() if cached is not None else (None, None)
     texts = corpus.texts
     # Past RELEASE_TEXTS_CHARS the texts are dropped once prepared and read again for the pairs
     # (~13 % of the files at 100,000), unless normalized/ will want every one of them.
@@ -259,14 +263,31 @@ def screen_folder(
     if out_path is not None:
         progress.report("write", 0, 1)
         progress.check()  # a cancel that arrived during the last stage still stops before any write
-        write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped)
-        if result.cache is not None:
-            try:
+        # The prepare cache is written beside the outputs, on a thread of its own (much of both is
+        # file writing and syncing, which releases the GIL), and put in place only once the outputs
+        # are: a failed write leaves the previous run's cache with the previous run's outputs.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
+            staged: Future[Path] | None = None
+
+            def stage() -> None:  # once the session is this screen's: a refused screen writes nothing
+                nonlocal staged
+                assert result.cache is not None
                 memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count)
-                save_cache(out_path, dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                           corpus.known_files(), read_key)  # fmt: skip
-            except OSError as exc:  # only a later screen's speed depends on it
-                log.warning("could not write the prepare cache in %s: %s", out_path, exc)
+                staged = pool.submit(stage_cache, out_path, dataclasses.replace(result.cache, run_id=run_id), memo,
+                                     versions, corpus.known_files(), read_key)  # fmt: skip
+
+            try:
+                write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
+                                     alongside=stage if result.cache is not None else None)  # fmt: skip
+            except BaseException:
+                if staged is not None and staged.exception() is None:
+                    staged.result().unlink(missing_ok=True)
+                raise
+            if staged is not None:
+                try:
+                    publish_cache(out_path, staged.result())
+                except OSError as exc:  # only a later screen's speed depends on it
+                    log.warning("could not write the prepare cache in %s: %s", out_path, exc)
         progress.report("write", 1, 1)
     return outcome
 
@@ -296,6 +317,12 @@ def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Pat
     }
 
 
+def _load_cache_and_pairs(out_dir: Path, versions: Mapping[str, str]) -> tuple[PrepareCache | None, PairMemo | None]:
+    """The workspace's prepare cache and, if there is one, the verified pairs saved with it."""
+    cache = load_cache(out_dir, versions)
+    return cache, (load_pairs(out_dir, versions) if cache is not None else None)
+
+
 def _read_key(params: ScreenParams, extract_options: ExtractOptions) -> str:
     """What a file's manifest row depends on besides its bytes (``load_known`` compares it)."""
     return json.dumps({"max_bytes": params.max_bytes, "extract": dataclasses.asdict(extract_options)}, sort_keys=True)
@@ -322,7 +349,11 @@ def _normalized_skipped(folder: Path) -> None:
 
 
 def write_screen_outputs(
-    outcome: ScreenOutcome, out_dir: Path, normalized: Callable[[Path], None] | None = None
+    outcome: ScreenOutcome,
+    out_dir: Path,
+    normalized: Callable[[Path], None] | None = None,
+    *,
+    alongside: Callable[[], None] | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -337,6 +368,9 @@ def write_screen_outputs(
         normalized: Makes the run's ``normalized/`` folder at the (not yet existing) staging path
             it is given, e.g. by renaming a folder the Dask workers wrote; default: written from
             ``outcome.texts``.
+        alongside: Called once the session is open for this run (so the workspace is this
+            screen's), before the files are written: it may start other writes into ``out_dir``
+            that should happen only then (``screen_folder`` starts writing the prepare cache).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -357,6 +391,8 @@ def write_screen_outputs(
 
     texts = outcome.texts.lenient() if isinstance(outcome.texts, SourceTexts) else outcome.texts
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
+        if alongside is not None:
+            alongside()
         outputs.stage_screen_outputs(
             out_dir, run_id, files,
             normalized or (lambda folder: outputs.write_normalized(

@@ -175,3 +175,43 @@ def test_file_rows_round_trip_past_one_conversion_slice(folder, tmp_path) -> Non
     save_cache(tmp_path / "ws", cache, known=known, read_key="k")
     assert load_known(tmp_path / "ws", None, "k") == known
     assert load_known(tmp_path / "ws", None, "other") is None
+
+
+def test_a_screen_whose_outputs_cannot_be_written_keeps_the_previous_cache(folder, tmp_path) -> None:
+    from neardup_gui.io.session import SESSION_FILENAME, ReviewSession, SessionInUseError
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    before = (out / CACHE_FILE).read_bytes()
+    changed = folder / "a" / "006.txt"
+    changed.write_text(changed.read_text(encoding="utf-8") + "文末新增一句话。", encoding="utf-8")
+    # The cache is written on a thread while the outputs are; here the outputs fail (the session is
+    # open elsewhere), so the new cache must not replace the one that matches the outputs on disk.
+    with ReviewSession.open(out / SESSION_FILENAME):
+        with pytest.raises(SessionInUseError):
+            screen_folder(folder, PARAMS, out_dir=out)
+    assert (out / CACHE_FILE).read_bytes() == before
+    assert [p.name for p in (out / CACHE_FILE).parent.iterdir()] == [CACHE_FILE.name]  # nothing staged is left
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
+
+
+def test_staged_cache_files_left_by_a_killed_screen_are_removed_by_the_next(folder, tmp_path) -> None:
+    import os
+    import time
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    cache_dir = (out / CACHE_FILE).parent
+    killed = cache_dir / ".prepare-k1ll3d.npz.tmp"
+    killed.write_bytes(b"half a cache")
+    an_hour_ago = time.time() - 3600
+    os.utime(killed, (an_hour_ago, an_hour_ago))
+    staging = cache_dir / ".prepare-n0wrun.npz.tmp"  # another screen's, being written right now
+    staging.write_bytes(b"a cache being written")
+    keep = cache_dir / "notes.txt"  # not ours: never touched
+    keep.write_text("the editor's own file", encoding="utf-8")
+    screen_folder(folder, PARAMS, out_dir=out)
+    assert not killed.exists()
+    assert staging.exists() and keep.exists()
+    assert load_cache(out) is not None
