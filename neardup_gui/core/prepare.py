@@ -570,12 +570,14 @@ def _assemble(
     reuse = reuse or {}
     total = len(doc_ids)
     out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
-    counter = _BoilerCounter(boiler)
     kept_hashes: list[np.ndarray] = []
-    sigs = np.empty((total, params.num_perm), dtype=np.uint32)
-    rows = 0
     sizes: list[int] = []
     hits: list[np.ndarray] = []
+    # Where each kept document's signature row comes from: the cache (its entry) or a batch (its
+    # row there); the rows are gathered with one fancy index per source after the loop.
+    from_cache: list[int] = []
+    cache_entries: list[int] = []
+    from_batch: dict[int, tuple[np.ndarray, list[int], list[int]]] = {}
     for p in range(total):
         doc_id = doc_ids[p]
         e = reuse.get(p)
@@ -584,9 +586,9 @@ def _assemble(
             continue
         if e is not None:
             assert cache is not None
-            digest, chars, sig, sample, hit = (
-                cache.digests[e], int(cache.chars[e]), cache.signatures[e], cache.samples[e], cache.hits[e]
-            )
+            digest, chars, sample, hit = cache.digests[e], int(cache.chars[e]), cache.samples[e], cache.hits[e]
+            from_cache.append(len(out.doc_ids))
+            cache_entries.append(e)
         else:
             found = locate(p)
             assert found is not None, doc_id
@@ -595,26 +597,33 @@ def _assemble(
             if batch.sizes[n] == 0:
                 out.no_shingles.append(doc_id)
                 continue
-            digest, chars, sig, sample, hit = (
-                batch.digests[n], batch.chars[n], batch.sigs[batch.sig_row[n]], batch.samples[n], batch.boiler_hits[n]
-            )
+            digest, chars, sample, hit = batch.digests[n], batch.chars[n], batch.samples[n], batch.boiler_hits[n]
+            rows_of = from_batch.get(id(batch))
+            if rows_of is None:
+                rows_of = from_batch[id(batch)] = (batch.sigs, [], [])
+            rows_of[1].append(len(out.doc_ids))
+            rows_of[2].append(batch.sig_row[n])
             sizes.append(batch.sizes[n])
             if keep_hashes:
                 kept_hashes.append(batch.hashes[n])
             if out.cps is not None:
                 out.cps.append(batch.cps[n])  # type: ignore[index]
-        counter.add(digest, hit)
         out.doc_ids.append(doc_id)
         out.digests.append(digest)
         out.normalized_chars.append(chars)
         out.samples.append(sample)
-        sigs[rows] = sig
-        rows += 1
         hits.append(hit)
+    rows = len(out.doc_ids)
+    sigs = np.empty((rows, params.num_perm), dtype=np.uint32)
+    if from_cache:
+        assert cache is not None
+        sigs[np.asarray(from_cache, dtype=np.int64)] = cache.signatures[np.asarray(cache_entries, dtype=np.int64)]
+    for batch_sigs, at, batch_rows in from_batch.values():
+        sigs[np.asarray(at, dtype=np.int64)] = batch_sigs[np.asarray(batch_rows, dtype=np.int64)]
     out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
-    out.signatures = sigs if rows == total else sigs[:rows].copy()
-    out.template = counter.index(params)
+    out.signatures = sigs
+    out.template = _boiler_counts(boiler, out.digests, hits).index(params)
     out.reused = sum(1 for e in reuse.values() if e >= 0)
     out.boiler, out.boiler_hits = boiler, hits
     if keys is not None:
@@ -763,23 +772,32 @@ def _kernel_ready() -> bool:
     return _compiled_kernel() is not None
 
 
-class _BoilerCounter:
-    """Exact document counts of the shingles that may be boilerplate (exact copies count once)."""
+def _boiler_counts(values: np.ndarray, digests: Sequence[bytes], hits: Sequence[np.ndarray]) -> _BoilerCounts:
+    """How many distinct documents (by normalized digest: exact copies count once) hold each of the
+    candidate boilerplate hashes ``values``; ``hits[i]``: the positions in ``values`` of document
+    ``i``'s hashes (each position once per document)."""
+    first: dict[bytes, int] = {}
+    for i, digest in enumerate(digests):
+        first.setdefault(digest, i)
+    counted = [hits[i] for i in first.values() if hits[i].size]
+    counts = (
+        np.bincount(np.concatenate(counted).astype(np.int64, copy=False), minlength=values.size)
+        if counted
+        else np.zeros(values.size, dtype=np.int64)
+    )
+    return _BoilerCounts(values, counts.astype(np.int64, copy=False), len(first))
 
-    def __init__(self, values: np.ndarray) -> None:
-        self.values = values
-        self.counts = np.zeros(values.size, dtype=np.int64)
-        self.seen: set[bytes] = set()
 
-    def add(self, digest: bytes, hits: np.ndarray) -> None:
-        if digest in self.seen:
-            return
-        self.seen.add(digest)
-        if hits.size:
-            self.counts[hits] += 1
+@dataclass(frozen=True)
+class _BoilerCounts:
+    """Exact document counts of the shingles that may be boilerplate, over ``documents`` distinct texts."""
+
+    values: np.ndarray
+    counts: np.ndarray
+    documents: int
 
     def index(self, params: ScreenParams) -> TemplateIndex:
-        n = len(self.seen)
+        n = self.documents
         min_count = max(TEMPLATE_MIN_DOCS, math.ceil(TEMPLATE_MIN_SHARE * n), 2)
         keep = self.counts >= min_count
         return TemplateIndex(self.values[keep], self.counts[keep], min_count, n, params.k, params.normalize)
