@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from neardup_gui.core.progress import NULL_PROGRESS
 from neardup_gui.core.records import Candidate, Document, ScreenParams
 
 log = logging.getLogger(__name__)
@@ -82,6 +81,9 @@ class VerifyHelper:
 
 def _warm() -> None:
     import neardup_gui.core.pipeline  # noqa: F401 - importing is the point
+    from neardup_gui.core.diffspans import load_kernel
+
+    load_kernel()  # the compiled diff, as in the screening process (numba is loaded there)
 
 
 def build_job(
@@ -121,9 +123,8 @@ def build_job(
 
 def run_job(job: dict[str, Any]) -> tuple[list[Candidate], int]:
     """Verify and flag a job's pairs (in the helper process): (kept candidates, number rejected)."""
-    from neardup_gui.core.pipeline import Proposals, annotate_candidates
+    from neardup_gui.core.pipeline import Proposals, verify_and_flag_pairs
     from neardup_gui.core.prepare import LazyHashes, Prepared
-    from neardup_gui.core.verify import verify_pairs
 
     ids: list[str] = job["doc_ids"]
     texts = dict(zip(ids, job["texts"]))
@@ -135,5 +136,4 @@ def run_job(job: dict[str, Any]) -> tuple[list[Candidate], int]:
         for m in methods:
             by_method.setdefault(m, set()).add((min(i, j), max(i, j)))
     proposals = Proposals(by_method, job["groups"], job["signatures"], list(range(len(ids))))
-    got, rejected, diffs = verify_pairs(prepared, proposals, documents, texts, params, NULL_PROGRESS, pairs=job["pairs"])
-    return annotate_candidates(got, diffs, prepared, texts, params, job["template"]), rejected
+    return verify_and_flag_pairs(prepared, proposals, documents, texts, params, job["template"], pairs=job["pairs"])

@@ -63,6 +63,7 @@ __all__ = [
     "PairScores",
     "Prepared",
     "annotate_candidates",
+    "verify_and_flag_pairs",
     "Proposals",
     "ScreenResult",
     "banding",
@@ -447,8 +448,8 @@ def _verify_and_flag(
         local_rounds.append(chunk)
     done = taken
     for chunk in local_rounds:
-        got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=chunk)
-        kept.extend(annotate_candidates(got, diffs, prepared, texts, params, template, quiet))
+        got, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=chunk)
+        kept.extend(got)
         rejected += dropped
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
@@ -462,8 +463,7 @@ def _verify_and_flag(
             if helper is not None and not helper.failed:
                 log.warning("verification helper failed; verifying in this process", exc_info=True)
                 helper.failed = True
-            got, dropped, diffs = verify_pairs(prepared, proposals, by_id, texts, params, quiet, pairs=sent)
-            from_helper = annotate_candidates(got, diffs, prepared, texts, params, template, quiet)
+            from_helper, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=sent)
             if isinstance(prepared.hashes, LazyHashes):
                 prepared.hashes.drop()
         kept.extend(from_helper)
@@ -505,6 +505,36 @@ def _apply_scope(proposals: Proposals, prepared: Prepared, labels: Mapping[str, 
         proposals.by_method[method] = pairs - outside
         dropped |= outside
     return len(dropped)
+
+
+def verify_and_flag_pairs(
+    prepared: Prepared,
+    proposals: Proposals,
+    documents: Mapping[str, Document],
+    texts: Mapping[str, str],
+    params: ScreenParams,
+    template: flagmod.TemplateIndex,
+    progress: Progress = NULL_PROGRESS,
+    pairs: Sequence[tuple[int, int]] | None = None,
+) -> tuple[list[Candidate], int]:
+    """``verify_pairs`` with each kept candidate flagged as it is built (as ``annotate_candidates``
+    would flag them afterwards; the same results, but the flags of one pair are checked while the
+    next pairs are aligned). Returns (flagged candidates, number rejected)."""
+
+    def flag(candidate: Candidate, diff: PairDiff, i: int, j: int) -> Candidate:
+        return flagmod.annotate(
+            candidate,
+            texts[candidate.left],
+            texts[candidate.right],
+            diff,
+            left_hashes=prepared.hashes[i],
+            right_hashes=prepared.hashes[j],
+            template=template,
+            containment_threshold=params.containment_threshold,
+        )
+
+    kept, rejected, _ = verify_pairs(prepared, proposals, documents, texts, params, progress, pairs=pairs, annotate=flag)
+    return kept, rejected
 
 
 def annotate_candidates(

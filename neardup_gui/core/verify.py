@@ -9,14 +9,16 @@ passages both texts share as raw offsets. Pure Python + numpy; no Qt, no io.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from neardup_gui.core import shingles as sh
-from neardup_gui.core.diffspans import PairDiff, pair_diff
+from neardup_gui.core.diffspans import PairDiff, align_packed, compiled_diff_active, pack_pairs, pair_diff, unpack_pairs
 from neardup_gui.core.methods import simhash
 from neardup_gui.core.methods.containment import intersection_size
 from neardup_gui.core.normalize import Normalized, normalize
@@ -35,7 +37,7 @@ from neardup_gui.core.records import (
 if TYPE_CHECKING:
     from neardup_gui.core.pipeline import Prepared, Proposals
 
-__all__ = ["PairScores", "pair_scores", "verify_pairs", "sort_candidates", "SHARED_SAMPLE_SIZE"]
+__all__ = ["ALIGN_BATCH", "PairScores", "pair_scores", "verify_pairs", "sort_candidates", "SHARED_SAMPLE_SIZE"]
 
 SHARED_SAMPLE_SIZE = 20
 
@@ -67,6 +69,14 @@ def pair_scores(a: np.ndarray, b: np.ndarray) -> PairScores:
     return PairScores(intersection_size(a, b), int(a.size), int(b.size))
 
 
+# With the compiled diff, kept pairs are aligned in batches of ALIGN_BATCH on a helper thread,
+# up to AHEAD batches before the one being built and flagged: a batch is one call that holds no
+# lock, so the thread needs the GIL only twice a batch (a thread waiting for it can wait a whole
+# switch interval, 5 ms); few enough that the offset maps (~20 bytes a character) stay small.
+ALIGN_BATCH = 32
+AHEAD = 2
+
+
 def verify_pairs(
     prepared: Prepared,
     proposals: Proposals,
@@ -75,6 +85,7 @@ def verify_pairs(
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
     pairs: Sequence[tuple[int, int]] | None = None,
+    annotate: Callable[[Candidate, PairDiff, int, int], Candidate] | None = None,
 ) -> tuple[list[Candidate], int, dict[tuple[str, str], PairDiff]]:
     """Score every proposed pair (or the given ``pairs`` of them) exactly and keep those that pass.
 
@@ -82,9 +93,18 @@ def verify_pairs(
     the other reaches ``params.containment_threshold`` (if > 0), or when the normalized texts are
     identical.
 
+    When the compiled diff is in use (``diffspans.compiled_diff_active``), a helper thread aligns
+    the next batches of kept pairs while this one builds (and ``annotate``s) the current ones: the
+    alignment releases the GIL, so the two overlap. The results are the same either way.
+
+    Args:
+        annotate: Called on each kept candidate with its alignment and the indexes of its left and
+            right documents in ``prepared``, as it is built (the flags stage); its result is kept.
+
     Returns:
         (kept candidates with shared passages, number of proposed pairs rejected, the alignment of
-        each kept pair keyed by (left, right) doc_ids for the flags stage).
+        each kept pair keyed by (left, right) doc_ids for the flags stage; empty when ``annotate``
+        was given, which has had them).
     """
     pairs = proposals.all_pairs() if pairs is None else pairs
     total = len(pairs)
@@ -99,11 +119,18 @@ def verify_pairs(
     def norm(doc_id: str) -> Normalized:
         return normalize(texts[doc_id], params.normalize)
 
+    def align(li: str, ri: str) -> tuple[Normalized, Normalized, PairDiff]:
+        ln, rn = norm(li), norm(ri)
+        diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
+        return ln, rn, diff
+
+    # First every pair is scored; the pairs that pass are then aligned and built in order.
     ct = params.containment_threshold
+    passing: list[tuple[int, int, str, str, bool, PairScores, float | None, int | None, float]] = []
     for n, (i, j) in enumerate(pairs, 1):
         if n % 64 == 0:
             progress.check()
-            progress.report("verify", n, total)
+            progress.report("verify", n // 2, total)
         li, ri = prepared.doc_ids[i], prepared.doc_ids[j]
         if documents[li].path > documents[ri].path:
             i, j, li, ri = j, i, ri, li
@@ -130,24 +157,53 @@ def verify_pairs(
         if not (same_group or passed):
             rejected += 1
             continue
-        gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
-        est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
-        flags: list[str] = []
-        if same_group:
-            flags.append(FLAG_EXACT_NORMALIZED)
-            if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
-                flags.append(FLAG_EXACT_BYTES)
-        ln, rn = norm(li), norm(ri)
-        diff = pair_diff(texts[li], texts[ri], params.normalize, min_len=params.k, left_norm=ln, right_norm=rn)
-        sample = sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE)
-        methods = proposals.methods_of((min(i, j), max(i, j)))
-        length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
-        kept.append(
-            Candidate(
+        passing.append((i, j, li, ri, same_group, scores, cosine, distance, float(score if score is not None else jac)))
+
+    pool = None
+    if compiled_diff_active() and len(passing) > ALIGN_BATCH:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-align")
+    batches: deque[tuple[list[tuple[Normalized, Normalized]], Future[tuple[np.ndarray, ...]]]] = deque()
+    aligned: deque[tuple[Normalized, Normalized, PairDiff]] = deque()
+    next_batch = 0
+
+    def send_batch() -> None:  # normalized here (Python), aligned on the helper thread
+        nonlocal next_batch
+        assert pool is not None
+        chunk = passing[next_batch : next_batch + ALIGN_BATCH]
+        next_batch += len(chunk)
+        norms = [(norm(p[2]), norm(p[3])) for p in chunk]
+        packed = pack_pairs([(texts[p[2]], texts[p[3]], ln, rn) for p, (ln, rn) in zip(chunk, norms)], min_len=params.k)
+        batches.append((norms, pool.submit(align_packed, packed)))
+
+    try:
+        for n, (i, j, li, ri, same_group, scores, cosine, distance, score) in enumerate(passing):
+            if n % 64 == 0:
+                progress.check()
+                progress.report("verify", (total + n * total // len(passing)) // 2, total)
+            if pool is not None:
+                if not aligned:
+                    while len(batches) <= AHEAD and next_batch < len(passing):
+                        send_batch()
+                    norms, future = batches.popleft()
+                    aligned.extend((ln, rn, d) for (ln, rn), d in zip(norms, unpack_pairs(future.result())))
+                ln, rn, diff = aligned.popleft()
+            else:
+                ln, rn, diff = align(li, ri)
+            gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
+            est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
+            flags: list[str] = []
+            if same_group:
+                flags.append(FLAG_EXACT_NORMALIZED)
+                if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
+                    flags.append(FLAG_EXACT_BYTES)
+            sample = sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE)
+            methods = proposals.methods_of((min(i, j), max(i, j)))
+            length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
+            cand = Candidate(
                 left=li,
                 right=ri,
                 methods=methods,
-                jaccard=jac,
+                jaccard=scores.jaccard,
                 containment_left=scores.containment_left,
                 containment_right=scores.containment_right,
                 minhash_estimate=est,
@@ -155,15 +211,21 @@ def verify_pairs(
                 shingles_left=scores.size_left,
                 shingles_right=scores.size_right,
                 length_ratio=length_ratio,
-                score=float(score if score is not None else jac),
+                score=score,
                 tfidf_cosine=cosine,
                 simhash_distance=distance,
                 flags=tuple(flags),
                 shared_sample=tuple(sample),
                 segments=diff.segments,
             )
-        )
-        diffs[(li, ri)] = diff
+            if annotate is not None:
+                kept.append(annotate(cand, diff, i, j))
+            else:
+                kept.append(cand)
+                diffs[(li, ri)] = diff
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     progress.report("verify", total, total)
     return kept, rejected, diffs
 

@@ -38,7 +38,7 @@ from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import sampled
 from neardup_gui.core.methods.minhash_lsh import band_keys, pairs_from_keys, signatures
 from neardup_gui.core.normalize import normalize_batch, to_text
-from neardup_gui.core.pipeline import Prepared, Proposals, annotate_candidates, verify_pairs
+from neardup_gui.core.pipeline import Prepared, Proposals, verify_and_flag_pairs
 from neardup_gui.core.records import (
     METHOD_CONTAINMENT,
     METHOD_EXACT,
@@ -533,8 +533,7 @@ def verify_chunk(
         list(range(len(positions))),
     )
     by_id = {chunk.documents[p].doc_id: chunk.documents[p] for p in positions}
-    kept, rejected, diffs = verify_pairs(prepared, proposals, by_id, texts, params)
-    out = annotate_candidates(kept, diffs, prepared, texts, params, template)
+    out, rejected = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template)
     return out, rejected
 
 

@@ -167,12 +167,16 @@ def _load_kernel() -> None:
         from neardup_gui.core.prepare import load_compiled
 
         load_compiled()
+        from neardup_gui.core.diffspans import load_kernel
+
+        load_kernel()  # the diff: pairs drawn in the window and aligned by a screen
     except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
         log.debug("engine warm-up skipped", exc_info=True)
 
 
 def warm_up_engine() -> threading.Thread:
-    """Load the compiled MinHash kernel in a daemon thread; returns the thread (tests join it)."""
+    """Load the compiled kernels (MinHash, sorts, prepare, diff) in a daemon thread; returns the
+    thread (tests join it)."""
     thread = threading.Thread(target=_load_kernel, name="engine-warm-up", daemon=True)
     thread.start()
     return thread

@@ -1,9 +1,11 @@
 """Shared passages, regions and hunks of a pair (core.diffspans) are the same as before the speed-up.
 
 ``oracle_pair_diff`` is the straightforward implementation ``pair_diff`` had before it was made
-faster (one ``DiffOp`` object per alignment step, a boolean mask for the unmatched text); the tests
-compare every field of the two results on realistic near-duplicate Chinese pairs and on random texts.
-``near_duplicate_pairs`` is also used by ``test_flags_speed``.
+faster (one ``DiffOp`` object per alignment step, a boolean mask for the unmatched text, the C++
+diff library); the tests compare every field of the two results on realistic near-duplicate Chinese
+pairs and on random texts, once with the library and once with the compiled diff
+(``core._diffkernel``, used when numba is loaded). ``near_duplicate_pairs`` is also used by
+``test_flags_speed``.
 """
 
 from __future__ import annotations
@@ -12,14 +14,28 @@ import random
 
 import fast_diff_match_patch as fdmp
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from neardup_gui.core import diffspans
 from neardup_gui.core.diffspans import DiffOp, PairDiff, diff_ops, pair_diff, shared_runs
 from neardup_gui.core.normalize import Normalized, normalize
 from neardup_gui.core.records import NormalizeOptions, Segment
 
 K = 5
+
+
+@pytest.fixture(autouse=True, params=["library", "compiled"])
+def engine(request, monkeypatch) -> str:
+    """Every test here runs with fast_diff_match_patch and with the compiled diff."""
+    if request.param == "library":
+        monkeypatch.setattr(diffspans, "_kernel", lambda: None)
+    else:
+        kernel = diffspans._load_kernel()
+        assert kernel is not None, "numba is a dependency: the compiled diff must load"
+        monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
+    return request.param
 
 
 # ---------------------------------------------------------------------------
@@ -287,7 +303,7 @@ def test_shared_runs_and_diff_ops_still_describe_the_alignment() -> None:
 CHARS = st.sampled_from(list("中文甲乙丙丁，。 \n３3不万元a"))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(CHARS, max_size=80), st.text(CHARS, max_size=80), st.text(CHARS, max_size=40), st.integers(1, 6))
 def test_random_texts_align_the_same_as_before(a: str, b: str, shared: str, min_len: int) -> None:
     left, right = a + shared + b, shared + b + a
@@ -305,3 +321,14 @@ def test_a_shared_passage_never_ends_inside_a_character_and_its_combining_mark()
     assert ("中文测试000\u093a"[seg.left_start : seg.left_end], "中文测试000"[seg.right_start : seg.right_end]) == ("中文测试00",) * 2
     (seg,) = pair_diff("\u093a000中文测试", "000中文测试", options, min_len=3).segments  # a mark before: kept whole
     assert "\u093a000中文测试"[seg.left_start : seg.left_end] == "000中文测试"[seg.right_start : seg.right_end]
+
+
+def test_the_compiled_path_is_taken_when_numba_is_loaded(engine, monkeypatch) -> None:
+    from neardup_gui.core import _diffkernel
+
+    calls = []
+    real = _diffkernel.pair_alignment
+    monkeypatch.setattr(_diffkernel, "pair_alignment", lambda *args: calls.append(1) or real(*args))
+    left, right = near_duplicate_pairs(1, seed=9)[0]
+    assert_same_diff(pair_diff(left, right, min_len=K), oracle_pair_diff(left, right, min_len=K))
+    assert len(calls) == (1 if engine == "compiled" else 0)

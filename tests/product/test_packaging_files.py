@@ -59,6 +59,6 @@ def test_application_icon_offers_the_sizes(qapp) -> None:
 def test_bundle_spec_ships_resources_translations_guide_and_icon() -> None:
     spec = (PACKAGING / "neardup_gui.spec").read_text(encoding="utf-8")
     for needed in ('"resources/sample"', '"resources/translations"', '"resources/docs"', '"resources/icons"',
-                   "console=False", "neardup_gui.ico", "neardup_gui.icns", "_sigkernel", "_prepkernel"):  # fmt: skip
+                   "console=False", "neardup_gui.ico", "neardup_gui.icns", "_sigkernel", "_prepkernel", "_diffkernel"):  # fmt: skip
         assert needed in spec
     assert 'name="neardup"' in spec

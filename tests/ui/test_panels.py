@@ -129,3 +129,4 @@ def test_the_engine_warm_up_loads_the_compiled_kernel_in_the_background() -> Non
     thread.join(timeout=120)
     assert "neardup_gui.core.methods._sigkernel" in sys.modules
     assert "neardup_gui.core._prepkernel" in sys.modules
+    assert "neardup_gui.core._diffkernel" in sys.modules
