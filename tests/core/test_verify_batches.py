@@ -1,0 +1,86 @@
+"""Pairs aligned in batches on a helper thread (compiled diff) give the candidates one thread gives.
+
+With numba loaded, ``verify_pairs`` aligns kept pairs in batches of ``ALIGN_BATCH`` with
+``core._diffkernel`` on a helper thread while it builds and flags the earlier ones. Here a screen
+with far more pairs than one batch runs both ways (and once with the C++ library) and every
+field of every candidate - passages, flags, their evidence, the suggestion - must agree.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from neardup_gui.core import diffspans, verify
+from neardup_gui.core.pipeline import screen
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.records import Document, ScreenParams
+
+
+def _corpus(seed: int = 4) -> tuple[list[Document], dict[str, str]]:
+    rng = random.Random(seed)
+    chars = [chr(0x4E00 + i) for i in range(800)]
+    texts: dict[str, str] = {}
+    for n in range(60):
+        body = "".join(rng.choice(chars) + ("，" if rng.random() < 0.08 else "") for _ in range(rng.randrange(300, 900)))
+        texts[f"d{n:02d}"] = body
+        edited = list(body)
+        for _ in range(rng.randrange(1, 6)):
+            at = rng.randrange(len(edited))
+            edited[at : at + rng.randrange(1, 4)] = rng.choice(["2023年", "不", "增加了", "5%", "。"])
+        texts[f"d{n:02d}-rev"] = "".join(edited)
+        if n % 5 == 0:
+            texts[f"d{n:02d}-part"] = body[100:400]
+    docs = [
+        Document(doc_id=d, source_id=d, version="v1", path=f"{d}.txt", size=len(t.encode()), mtime=0.0,
+                 sha256=f"{i:064x}", encoding="utf-8", chars=len(t), status="ok", message="")
+        for i, (d, t) in enumerate(sorted(texts.items()))
+    ]  # fmt: skip
+    return docs, texts
+
+
+def _everything(result) -> list[tuple]:
+    return [
+        (c.left, c.right, c.methods, c.jaccard, c.flags, c.segments, c.evidence, c.suggestion, c.shared_sample)
+        for c in result.candidates
+    ]
+
+
+def test_batched_alignment_on_a_helper_thread_gives_the_same_candidates(monkeypatch) -> None:
+    docs, texts = _corpus()
+    params = ScreenParams(k=5)
+    kernel = diffspans._load_kernel()
+    assert kernel is not None
+
+    monkeypatch.setattr(diffspans, "_kernel", lambda: None)
+    library = screen(docs, texts, params)
+    monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
+    batches = []
+    real = verify.align_packed
+    monkeypatch.setattr(verify, "align_packed", lambda packed: batches.append(1) or real(packed))
+    compiled = screen(docs, texts, params)
+
+    assert len(library.candidates) > 2 * verify.ALIGN_BATCH  # several batches, one thread ahead
+    assert len(batches) >= 3
+    assert _everything(compiled) == _everything(library)
+    assert sum(bool(c.flags) for c in compiled.candidates) > 10  # the flags saw the hunks
+
+
+def test_a_cancel_while_batches_are_aligned_stops_the_screen(monkeypatch) -> None:
+    import threading
+
+    docs, texts = _corpus(seed=6)
+    kernel = diffspans._load_kernel()
+    monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
+    cancel = threading.Event()
+    real = verify.align_packed
+
+    def align_then_cancel(packed):
+        cancel.set()  # the user clicks Cancel while the first batch is aligned
+        return real(packed)
+
+    monkeypatch.setattr(verify, "align_packed", align_then_cancel)
+    with pytest.raises(Cancelled):
+        screen(docs, texts, ScreenParams(k=5), CallbackProgress(lambda *a: None, cancel, 0))
+    assert not [t for t in threading.enumerate() if t.name.startswith("neardup-align")]
