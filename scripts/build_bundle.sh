@@ -92,7 +92,7 @@ if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     ls "$scratch"/appdata/numba-cache/*/*.nbi >/dev/null 2>&1 || fail "numba wrote no cache in the app-data folder"
     ls "$scratch"/appdata/numba-cache/*/_prepkernel.prepare_batch-*.nbi >/dev/null 2>&1 \
         || fail "the compiled prepare kernel was not used (no numba cache for it)"
-    ls "$scratch"/appdata/numba-cache/*/_diffkernel.pair_alignments-*.nbi >/dev/null 2>&1 \
+    ls "$scratch"/appdata/numba-cache/*/_diffkernel.verify_batch-*.nbi >/dev/null 2>&1 \
         || fail "the compiled diff was not used (no numba cache for it)"
 fi
 grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"

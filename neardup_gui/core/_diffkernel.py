@@ -25,7 +25,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["DELETE", "EQUAL", "INSERT", "diff", "pair_alignment", "pair_alignments"]
+# numba's cache does not notice a change in another module's function: clear __pycache__ if the
+# window hash (``shingles.window_hashes``) is ever edited.
+from neardup_gui.core._prepkernel import _window
+
+__all__ = ["DELETE", "EQUAL", "INSERT", "diff", "pair_alignment", "verify_batch"]
 
 EQUAL, DELETE, INSERT = 0, 1, 2
 
@@ -617,13 +621,75 @@ def _put(dst, n, rows):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def pair_alignments(lc, rc, lraw, rraw, lst, lend, rst, rend, offsets, min_len, gap, budget):  # pragma: no cover - compiled
-    """``pair_alignment`` of many pairs in one call (a batch for a helper thread).
+def _normalized(raw, table, given, gc, gs, ge):  # pragma: no cover - compiled
+    """(code points, raw starts, raw ends) of a text: ``gc``/``gs``/``ge`` when ``given``, else by
+    the lookup table (``normalize._fast`` without expansions: one raw character, one or none)."""
+    if given:
+        return gc.copy(), gs.copy(), ge.copy()
+    n = 0
+    for i in range(raw.size):
+        if table[raw[i]] >= 0:
+            n += 1
+    cps = np.empty(n, dtype=np.uint32)
+    starts = np.empty(n, dtype=np.int64)
+    o = 0
+    for i in range(raw.size):
+        v = table[raw[i]]
+        if v >= 0:
+            cps[o] = v
+            starts[o] = i
+            o += 1
+    return cps, starts, starts + 1
 
-    Pair ``p``'s arrays are slices of the concatenated inputs: ``offsets[p]`` holds the starts of
-    its left and right normalized texts (``lst``/``lend`` and ``rst``/``rend`` share them) and raw
-    texts, ``offsets[p + 1]`` their ends. Returns (counts: per pair, how many rows of each output
-    are its own; then the five outputs of all pairs, concatenated in pair order).
+
+@njit(cache=True, nogil=True)
+def _first_shared(cps, other, k, base, limit, out):  # pragma: no cover - compiled
+    """``shingles.first_shared`` as positions: the first ``limit`` windows of ``cps`` (in text
+    order, distinct as strings) whose hash is in the sorted ``other``; returns how many."""
+    found = 0
+    if other.size == 0:
+        return 0
+    for i in range(cps.size - k + 1):
+        h = _window(cps, i, k, base)
+        at = np.searchsorted(other, h)
+        if at >= other.size or other[at] != h:
+            continue
+        repeat = False
+        for f in range(found):
+            if _same(cps, out[f], cps, i, k):
+                repeat = True
+                break
+        if repeat:
+            continue
+        out[found] = i
+        found += 1
+        if found >= limit:
+            break
+    return found
+
+
+@njit(cache=True, nogil=True)
+def verify_batch(lraw, rraw, offsets, table, given, gc, gs, ge, goff, gend, rhash, hoff, k, base, limit, min_len,
+                 gap, budget):  # pragma: no cover - compiled
+    """Normalize, align and sample the shared shingles of a batch of pairs, holding no lock.
+
+    Args:
+        lraw, rraw: Raw code points of the left and right texts, concatenated; pair ``p``'s are
+            ``offsets[p, 0]:offsets[p + 1, 0]`` and ``offsets[p, 1]:offsets[p + 1, 1]``.
+        table: ``normalize.lookup_table(options).values`` (every raw code point filled in).
+        given: ``given[p, side]`` is 1 where that text is given normalized (it needs the exact
+            path): its code points, raw starts and ends are ``gc``/``gs``/``ge`` from
+            ``goff[p, side]`` to ``gend[p, side]``.
+        rhash, hoff: The right texts' sorted shingle hashes, concatenated (pair ``p``'s from
+            ``hoff[p]`` to ``hoff[p + 1]``); ``k``, ``base`` as ``shingles.window_hashes``.
+        limit: Most shared shingles sampled per pair (``verify.SHARED_SAMPLE_SIZE``).
+        min_len, gap, budget: As ``pair_alignment``.
+
+    Returns:
+        (counts: per pair, the rows of the five alignment outputs that are its own; the five
+        outputs concatenated; normalized lengths (n x 2); sample positions in the left normalized
+        text (n x limit) and how many (n); the left normalized code points concatenated and
+        their offsets (n + 1)).
     """
     n = offsets.shape[0] - 1
     counts = np.zeros((n, 5), dtype=np.int64)
@@ -632,16 +698,20 @@ def pair_alignments(lc, rc, lraw, rraw, lst, lend, rst, rend, offsets, min_len, 
     hunks = np.empty((64, 4), dtype=np.int64)
     lus = np.empty((64, 2), dtype=np.int64)
     rus = np.empty((64, 2), dtype=np.int64)
+    lengths = np.zeros((n, 2), dtype=np.int64)
+    samples = np.zeros((n, max(limit, 1)), dtype=np.int64)
+    sampled = np.zeros(n, dtype=np.int64)
+    left_off = np.zeros(n + 1, dtype=np.int64)
+    left_all = np.empty(max(1, lraw.size), dtype=np.uint32)
     ns = nr = nh = nl = nu = 0
     for p in range(n):
-        l0, l1 = offsets[p, 0], offsets[p + 1, 0]
-        r0, r1 = offsets[p, 1], offsets[p + 1, 1]
-        a0, a1 = offsets[p, 2], offsets[p + 1, 2]
-        b0, b1 = offsets[p, 3], offsets[p + 1, 3]
-        s, g, h, lu, ru = pair_alignment(
-            lc[l0:l1], rc[r0:r1], lraw[a0:a1], rraw[b0:b1], lst[l0:l1], lend[l0:l1], rst[r0:r1], rend[r0:r1],
-            min_len, gap, budget,
-        )
+        la = lraw[offsets[p, 0] : offsets[p + 1, 0]]
+        ra = rraw[offsets[p, 1] : offsets[p + 1, 1]]
+        g0, g1 = goff[p, 0], gend[p, 0]
+        lc, ls, le = _normalized(la, table, given[p, 0], gc[g0:g1], gs[g0:g1], ge[g0:g1])
+        g0, g1 = goff[p, 1], gend[p, 1]
+        rc, rs, re = _normalized(ra, table, given[p, 1], gc[g0:g1], gs[g0:g1], ge[g0:g1])
+        s, g, h, lu, ru = pair_alignment(lc, rc, la, ra, ls, le, rs, re, min_len, gap, budget)
         counts[p, 0], counts[p, 1], counts[p, 2] = s.shape[0], g.shape[0], h.shape[0]
         counts[p, 3], counts[p, 4] = lu.shape[0], ru.shape[0]
         segs, ns = _put(segs, ns, s)
@@ -649,4 +719,14 @@ def pair_alignments(lc, rc, lraw, rraw, lst, lend, rst, rend, offsets, min_len, 
         hunks, nh = _put(hunks, nh, h)
         lus, nl = _put(lus, nl, lu)
         rus, nu = _put(rus, nu, ru)
-    return counts, segs[:ns].copy(), regs[:nr].copy(), hunks[:nh].copy(), lus[:nl].copy(), rus[:nu].copy()
+        lengths[p, 0], lengths[p, 1] = lc.size, rc.size
+        sampled[p] = _first_shared(lc, rhash[hoff[p] : hoff[p + 1]], k, base, limit, samples[p])
+        need = left_off[p] + lc.size
+        if need > left_all.size:
+            bigger = np.empty(max(need, 2 * left_all.size), dtype=np.uint32)
+            bigger[: left_off[p]] = left_all[: left_off[p]]
+            left_all = bigger
+        left_all[left_off[p] : need] = lc
+        left_off[p + 1] = need
+    return (counts, segs[:ns].copy(), regs[:nr].copy(), hunks[:nh].copy(), lus[:nl].copy(), rus[:nu].copy(),
+            lengths, samples, sampled, left_all[: left_off[n]].copy(), left_off)  # fmt: skip

@@ -25,14 +25,13 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
 import fast_diff_match_patch as fdmp
 import numpy as np
 
-from neardup_gui.core.normalize import Normalized, codepoints, normalize
+from neardup_gui.core.normalize import Normalized, codepoints, normalize, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment
 
 log = logging.getLogger(__name__)
@@ -44,17 +43,18 @@ EQUAL, DELETE, INSERT = 0, 1, 2  # op kinds in the arrays below (``core._diffker
 _KIND = {"=": EQUAL, "-": DELETE, "+": INSERT}
 
 __all__ = [
-    "AlignBatch",
     "DiffOp",
     "PairDiff",
-    "align_packed",
+    "VerifiedPair",
+    "VerifyBatch",
+    "align_verify",
     "compiled_diff_active",
     "diff_ops",
     "load_kernel",
-    "pack_pairs",
+    "pack_verify",
     "pair_diff",
     "shared_runs",
-    "unpack_pairs",
+    "unpack_verify",
 ]
 
 Span = tuple[int, int]
@@ -105,10 +105,12 @@ def load_kernel() -> bool:
     kernel = _load_kernel()
     if kernel is None:
         return False
-    one = _readonly(np.zeros(2, dtype=np.uint32))
+    one = _cps_arg(np.zeros(2, dtype=np.uint32))
     kernel.diff(one, one[:1], STEPS_PER_SECOND)  # loads their machine code from numba's cache
-    at = _readonly64(np.zeros(2, dtype=np.int64))
+    at = _offsets_arg(np.zeros(2, dtype=np.int64))
     kernel.pair_alignment(one, one, one, one, at, at, at, at, 5, 12, STEPS_PER_SECOND)
+    batch = pack_verify([("甲乙丙丁戊", "甲乙丙丁己", np.zeros(1, dtype=np.uint64))], NormalizeOptions(), k=5, limit=20)
+    unpack_verify(batch, align_verify(batch))
     return True
 
 
@@ -125,17 +127,20 @@ def compiled_diff_active() -> bool:
     return _kernel() is not None
 
 
-def _readonly(cps: np.ndarray) -> np.ndarray:
-    """``cps`` as the one array type the kernels are compiled for (read-only C uint32; no copy)."""
-    view = np.ascontiguousarray(cps, dtype=np.uint32).view()
-    view.flags.writeable = False
-    return view
+def _writable(values: np.ndarray, dtype: type) -> np.ndarray:
+    """``values`` as the one array type the kernels are compiled for (writable, C-contiguous;
+    copied only when it is not one already): every kernel entry point and the functions they share
+    get one specialization, so numba compiles them once (~15 s saved on a cold cache)."""
+    out = np.ascontiguousarray(values, dtype=dtype)
+    return out if out.flags.writeable else out.copy()
 
 
-def _readonly64(offsets: np.ndarray) -> np.ndarray:
-    view = np.ascontiguousarray(offsets, dtype=np.int64).view()
-    view.flags.writeable = False
-    return view
+def _cps_arg(cps: np.ndarray) -> np.ndarray:
+    return _writable(cps, np.uint32)
+
+
+def _offsets_arg(offsets: np.ndarray) -> np.ndarray:
+    return _writable(offsets, np.int64)
 
 
 def _kernel_ops(a_cps: np.ndarray, b_cps: np.ndarray, timeout: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -143,7 +148,7 @@ def _kernel_ops(a_cps: np.ndarray, b_cps: np.ndarray, timeout: float) -> tuple[n
     kernel = _kernel()
     if kernel is None:
         return None
-    return kernel.diff(_readonly(a_cps), _readonly(b_cps), _budget(timeout))
+    return kernel.diff(_cps_arg(a_cps), _cps_arg(b_cps), _budget(timeout))
 
 
 def _budget(timeout: float) -> int:
@@ -329,8 +334,8 @@ def pair_diff(
     kernel = _kernel()
     if kernel is not None:  # the same result in one compiled call that releases the GIL
         segs, regs, hunks, lu, ru = kernel.pair_alignment(
-            _readonly(ln.cps), _readonly(rn.cps), _readonly(codepoints(left_raw)), _readonly(codepoints(right_raw)),
-            _readonly64(ln.starts), _readonly64(ln.ends), _readonly64(rn.starts), _readonly64(rn.ends),
+            _cps_arg(ln.cps), _cps_arg(rn.cps), _cps_arg(codepoints(left_raw)), _cps_arg(codepoints(right_raw)),
+            _offsets_arg(ln.starts), _offsets_arg(ln.ends), _offsets_arg(rn.starts), _offsets_arg(rn.ends),
             min_len, gap, _budget(timeout),
         )  # fmt: skip
         return PairDiff(
@@ -378,60 +383,124 @@ def pair_diff(
 
 
 @dataclass(frozen=True)
-class AlignBatch:
-    """Pairs packed for ``core._diffkernel.pair_alignments`` (``pack_pairs``): ``args`` is what
-    the kernel takes, so a helper thread can run ``align_packed(batch)`` holding no lock."""
+class VerifyBatch:
+    """Pairs packed for ``core._diffkernel.verify_batch`` (``pack_verify``); ``align_verify`` runs
+    it holding no lock (on a helper thread), ``unpack_verify`` reads the result."""
 
     args: tuple
+    k: int
 
 
-def pack_pairs(
-    items: list[tuple[str, str, Normalized, Normalized]], *, min_len: int = 5, gap: int = 12, timeout: float = 5.0
-) -> AlignBatch:
-    """Pack (left raw, right raw, left normalized, right normalized) pairs for ``align_packed``."""
-    lc = [ln.cps for _, _, ln, _ in items]
-    rc = [rn.cps for _, _, _, rn in items]
-    lraw = [codepoints(a) for a, _, _, _ in items]
-    rraw = [codepoints(b) for _, b, _, _ in items]
-    offsets = np.zeros((len(items) + 1, 4), dtype=np.int64)
-    for col, parts in enumerate((lc, rc, lraw, rraw)):
-        np.cumsum([p.size for p in parts], out=offsets[1:, col])
+@dataclass(frozen=True)
+class VerifiedPair:
+    """What the compiled batch gives for one pair: its alignment, its shared-shingle sample and
+    the lengths of both normalized texts."""
 
-    def cat(parts: list[np.ndarray], ro: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        return ro(np.concatenate(parts)) if parts else ro(np.zeros(0))
+    diff: PairDiff
+    sample: tuple[str, ...]
+    left_chars: int
+    right_chars: int
 
+
+def pack_verify(
+    items: list[tuple[str, str, np.ndarray]],
+    options: NormalizeOptions,
+    *,
+    k: int,
+    limit: int,
+    gap: int = 12,
+    timeout: float = 5.0,
+) -> VerifyBatch:
+    """Pack (left raw text, right raw text, right's sorted shingle hashes) pairs: texts whose
+    normalization needs the exact path (combining marks, expansions) are normalized here, the
+    others in the kernel through the lookup table."""
+    from neardup_gui.core.normalize import _COMPLEX, _MULTI, lookup_table
+    from neardup_gui.core.shingles import window_base
+
+    n = len(items)
+    raws = [[codepoints(a) for a, _, _ in items], [codepoints(b) for _, b, _ in items]]
+    offsets = np.zeros((n + 1, 2), dtype=np.int64)
+    for side in (0, 1):
+        np.cumsum([r.size for r in raws[side]], out=offsets[1:, side])
+    joined = [np.concatenate(raws[side]) for side in (0, 1)]
+    table = lookup_table(options)
+    given = np.zeros((n, 2), dtype=np.uint8)
+    goff = np.zeros((n + 1, 2), dtype=np.int64)
+    gparts: list[Normalized] = []
+    at = 0
+    for side in (0, 1):
+        vals = table.lookup(joined[side])  # fills in code points not seen before
+        special = np.zeros(vals.size + 1, dtype=np.int64)
+        np.cumsum((vals == _COMPLEX) | (vals == _MULTI), out=special[1:])
+        for p in range(n):
+            goff[p, side] = at
+            if special[offsets[p + 1, side]] > special[offsets[p, side]]:
+                norm = normalize(items[p][side], options)
+                given[p, side] = 1
+                gparts.append(norm)
+                at += len(norm)
+        goff[n, side] = at
+    # goff rows are starts; a given text's end is its start plus its length (the next start on the
+    # same side is not it when the other side's parts sit in between): store ends per side.
+    ends = np.zeros((n + 1, 2), dtype=np.int64)
+    pos = 0
+    for side in (0, 1):
+        for p in range(n):
+            if given[p, side]:
+                ends[p, side] = goff[p, side] + len(gparts[pos])
+                pos += 1
+            else:
+                ends[p, side] = goff[p, side]
+    gc = np.concatenate([g.cps for g in gparts]).astype(np.uint32) if gparts else np.zeros(0, np.uint32)
+    gs = np.concatenate([g.starts for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
+    ge = np.concatenate([g.ends for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
+    hashes = [h for _, _, h in items]
+    hoff = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([h.size for h in hashes], out=hoff[1:])
+    rhash = np.concatenate(hashes).astype(np.uint64, copy=False) if hashes else np.zeros(0, np.uint64)
     args = (
-        cat(lc, _readonly), cat(rc, _readonly), cat(lraw, _readonly), cat(rraw, _readonly),
-        cat([ln.starts for _, _, ln, _ in items], _readonly64), cat([ln.ends for _, _, ln, _ in items], _readonly64),
-        cat([rn.starts for _, _, _, rn in items], _readonly64), cat([rn.ends for _, _, _, rn in items], _readonly64),
-        offsets, min_len, gap, _budget(timeout),
+        _cps_arg(joined[0]), _cps_arg(joined[1]), offsets, table.values, given, gc, gs, ge, goff, ends,
+        rhash, hoff, k, np.uint64(window_base(k)), limit, k, gap, _budget(timeout),
     )  # fmt: skip
-    return AlignBatch(args)
+    return VerifyBatch(args, k)
 
 
-def align_packed(batch: AlignBatch) -> tuple[np.ndarray, ...]:
-    """The compiled alignment of a packed batch (releases the GIL); ``unpack_pairs`` reads it."""
+def align_verify(batch: VerifyBatch) -> tuple[np.ndarray, ...]:
+    """Run a packed batch through the compiled kernel (releases the GIL)."""
     kernel = _load_kernel()
-    assert kernel is not None, "pack_pairs is for the compiled diff (compiled_diff_active())"
-    return kernel.pair_alignments(*batch.args)
+    assert kernel is not None, "pack_verify is for the compiled diff (compiled_diff_active())"
+    return kernel.verify_batch(*batch.args)
 
 
-def unpack_pairs(result: tuple[np.ndarray, ...]) -> list[PairDiff]:
-    """``pair_diff`` of each packed pair, in order, from ``align_packed``'s result."""
-    counts, *parts = result
+def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[VerifiedPair]:
+    """Each packed pair's alignment, sample and lengths, in order."""
+    counts, *parts = result[:6]
+    lengths, samples, sampled, left_all, left_off = result[6:]
     ends = np.cumsum(counts, axis=0)
     starts = ends - counts
     rows = [part.tolist() for part in parts]
+    k = batch.k
     out = []
-    for s, e in zip(starts.tolist(), ends.tolist()):
+    for p, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
         segs, regs, hunks, lu, ru = (rows[c][s[c] : e[c]] for c in range(5))
+        count = int(sampled[p])
+        if count:
+            text = to_text(left_all[left_off[p] : left_off[p + 1]])
+            sample = tuple(text[q : q + k] for q in samples[p, :count].tolist())
+        else:
+            sample = ()
         out.append(
-            PairDiff(
-                tuple(Segment(*r) for r in segs),
-                tuple(Segment(*r) for r in regs),
-                tuple(Segment(*r) for r in hunks),
-                tuple(map(tuple, lu)),
-                tuple(map(tuple, ru)),
+            VerifiedPair(
+                PairDiff(
+                    tuple(Segment(*r) for r in segs),
+                    tuple(Segment(*r) for r in regs),
+                    tuple(Segment(*r) for r in hunks),
+                    tuple(map(tuple, lu)),
+                    tuple(map(tuple, ru)),
+                ),
+                sample,
+                int(lengths[p, 0]),
+                int(lengths[p, 1]),
             )
         )
     return out

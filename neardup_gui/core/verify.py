@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from neardup_gui.core import shingles as sh
-from neardup_gui.core.diffspans import PairDiff, align_packed, compiled_diff_active, pack_pairs, pair_diff, unpack_pairs
+from neardup_gui.core.diffspans import (
+    PairDiff,
+    VerifiedPair,
+    VerifyBatch,
+    align_verify,
+    compiled_diff_active,
+    pack_verify,
+    pair_diff,
+    unpack_verify,
+)
 from neardup_gui.core.methods import simhash
 from neardup_gui.core.methods.containment import intersection_size
 from neardup_gui.core.normalize import Normalized, normalize
@@ -162,18 +171,18 @@ def verify_pairs(
     pool = None
     if compiled_diff_active() and len(passing) > ALIGN_BATCH:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-align")
-    batches: deque[tuple[list[tuple[Normalized, Normalized]], Future[tuple[np.ndarray, ...]]]] = deque()
-    aligned: deque[tuple[Normalized, Normalized, PairDiff]] = deque()
+    batches: deque[tuple[VerifyBatch, Future[tuple[np.ndarray, ...]]]] = deque()
+    aligned: deque[VerifiedPair] = deque()
     next_batch = 0
 
-    def send_batch() -> None:  # normalized here (Python), aligned on the helper thread
+    def send_batch() -> None:  # packed here, normalized, aligned and sampled on the helper thread
         nonlocal next_batch
         assert pool is not None
         chunk = passing[next_batch : next_batch + ALIGN_BATCH]
         next_batch += len(chunk)
-        norms = [(norm(p[2]), norm(p[3])) for p in chunk]
-        packed = pack_pairs([(texts[p[2]], texts[p[3]], ln, rn) for p, (ln, rn) in zip(chunk, norms)], min_len=params.k)
-        batches.append((norms, pool.submit(align_packed, packed)))
+        items = [(texts[p[2]], texts[p[3]], prepared.hashes[p[1]]) for p in chunk]
+        packed = pack_verify(items, params.normalize, k=params.k, limit=SHARED_SAMPLE_SIZE)
+        batches.append((packed, pool.submit(align_verify, packed)))
 
     try:
         for n, (i, j, li, ri, same_group, scores, cosine, distance, score) in enumerate(passing):
@@ -184,11 +193,14 @@ def verify_pairs(
                 if not aligned:
                     while len(batches) <= AHEAD and next_batch < len(passing):
                         send_batch()
-                    norms, future = batches.popleft()
-                    aligned.extend((ln, rn, d) for (ln, rn), d in zip(norms, unpack_pairs(future.result())))
-                ln, rn, diff = aligned.popleft()
+                    packed, future = batches.popleft()
+                    aligned.extend(unpack_verify(packed, future.result()))
+                done = aligned.popleft()
+                diff, sample, left_chars, right_chars = done.diff, done.sample, done.left_chars, done.right_chars
             else:
                 ln, rn, diff = align(li, ri)
+                sample = tuple(sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE))
+                left_chars, right_chars = ln.cps.size, rn.cps.size
             gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
             est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
             flags: list[str] = []
@@ -196,9 +208,8 @@ def verify_pairs(
                 flags.append(FLAG_EXACT_NORMALIZED)
                 if documents[li].sha256 and documents[li].sha256 == documents[ri].sha256:
                     flags.append(FLAG_EXACT_BYTES)
-            sample = sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE)
             methods = proposals.methods_of((min(i, j), max(i, j)))
-            length_ratio = min(ln.cps.size, rn.cps.size) / max(ln.cps.size, rn.cps.size)
+            length_ratio = min(left_chars, right_chars) / max(left_chars, right_chars)
             cand = Candidate(
                 left=li,
                 right=ri,
@@ -215,7 +226,7 @@ def verify_pairs(
                 tfidf_cosine=cosine,
                 simhash_distance=distance,
                 flags=tuple(flags),
-                shared_sample=tuple(sample),
+                shared_sample=sample,
                 segments=diff.segments,
             )
             if annotate is not None:

@@ -1,7 +1,8 @@
 """Pairs aligned in batches on a helper thread (compiled diff) give the candidates one thread gives.
 
-With numba loaded, ``verify_pairs`` aligns kept pairs in batches of ``ALIGN_BATCH`` with
-``core._diffkernel`` on a helper thread while it builds and flags the earlier ones. Here a screen
+With numba loaded, ``verify_pairs`` normalizes, aligns and samples kept pairs in batches of
+``ALIGN_BATCH`` with ``core._diffkernel`` on a helper thread while it builds and flags the earlier
+ones (texts that need the exact normalization path are normalized before and passed as given). Here a screen
 with far more pairs than one batch runs both ways (and once with the C++ library) and every
 field of every candidate - passages, flags, their evidence, the suggestion - must agree.
 """
@@ -24,6 +25,8 @@ def _corpus(seed: int = 4) -> tuple[list[Document], dict[str, str]]:
     texts: dict[str, str] = {}
     for n in range(60):
         body = "".join(rng.choice(chars) + ("，" if rng.random() < 0.08 else "") for _ in range(rng.randrange(300, 900)))
+        if n % 7 == 3:  # texts normalized on the exact path: an expansion, a combining mark
+            body = body[:50] + "面积120㎡，cafe\u0301" + body[50:]
         texts[f"d{n:02d}"] = body
         edited = list(body)
         for _ in range(rng.randrange(1, 6)):
@@ -42,7 +45,8 @@ def _corpus(seed: int = 4) -> tuple[list[Document], dict[str, str]]:
 
 def _everything(result) -> list[tuple]:
     return [
-        (c.left, c.right, c.methods, c.jaccard, c.flags, c.segments, c.evidence, c.suggestion, c.shared_sample)
+        (c.left, c.right, c.methods, c.jaccard, c.flags, c.segments, c.evidence, c.suggestion, c.shared_sample,
+         c.length_ratio, c.containment_left, c.minhash_estimate)
         for c in result.candidates
     ]
 
@@ -57,8 +61,8 @@ def test_batched_alignment_on_a_helper_thread_gives_the_same_candidates(monkeypa
     library = screen(docs, texts, params)
     monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
     batches = []
-    real = verify.align_packed
-    monkeypatch.setattr(verify, "align_packed", lambda packed: batches.append(1) or real(packed))
+    real = verify.align_verify
+    monkeypatch.setattr(verify, "align_verify", lambda packed: batches.append(1) or real(packed))
     compiled = screen(docs, texts, params)
 
     assert len(library.candidates) > 2 * verify.ALIGN_BATCH  # several batches, one thread ahead
@@ -74,13 +78,13 @@ def test_a_cancel_while_batches_are_aligned_stops_the_screen(monkeypatch) -> Non
     kernel = diffspans._load_kernel()
     monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
     cancel = threading.Event()
-    real = verify.align_packed
+    real = verify.align_verify
 
     def align_then_cancel(packed):
         cancel.set()  # the user clicks Cancel while the first batch is aligned
         return real(packed)
 
-    monkeypatch.setattr(verify, "align_packed", align_then_cancel)
+    monkeypatch.setattr(verify, "align_verify", align_then_cancel)
     with pytest.raises(Cancelled):
         screen(docs, texts, ScreenParams(k=5), CallbackProgress(lambda *a: None, cancel, 0))
     assert not [t for t in threading.enumerate() if t.name.startswith("neardup-align")]
