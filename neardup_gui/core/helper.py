@@ -1,15 +1,17 @@
 """A helper process that verifies part of each round of pairs while the screening thread does the rest.
 
-Verification is the largest stage of a large screen (about 1 ms a pair), and it holds the GIL: the
-diff library and the flag checks are Python or C++ that never release it, so a second thread gains
-nothing. A second *process* does: a share of each round of pairs (``HELPER_SHARE``) goes to the
-helper with the texts and per-document values it needs (``build_job``), all rounds' shares at once
-so that it never waits; the rest is verified here, and the helper's candidates come back for the
-same sort. Results are the same as verifying every pair in one process (tested).
+Verification is the largest stage of a large screen. Within one process it uses two cores at
+most: the compiled alignment runs on a thread without the GIL, but building and flagging the
+candidates is Python. A second *process* can add more where there are more cores: a share of each
+round of pairs (``HELPER_SHARE``) goes to the helper with the texts and per-document values it
+needs (``build_job``), all rounds' shares at once so that it never waits; the rest is verified
+here, and the helper's candidates come back for the same sort. Results are the same as verifying
+every pair in one process (tested).
 
 The helper is started with ``spawn`` (never ``fork``: the window has threads), while the documents
-are prepared, so its start-up (~0.3 s of importing) is over when verification begins. It is only
-started for large screens (``HELPER_MIN_DOCUMENTS``). If it cannot start or fails, verification goes
+are prepared, so its start-up (importing, loading the compiled diff) is over when verification
+begins. It is only started for large screens (``HELPER_MIN_DOCUMENTS``) on machines with
+``HELPER_MIN_CORES`` cores or more (on two, it slows the screen down). If it cannot start or fails, verification goes
 on in this process; nothing is lost. A frozen (PyInstaller) program must call
 ``multiprocessing.freeze_support()`` first thing, as ``packaging/launch.py`` does.
 
@@ -31,15 +33,34 @@ from neardup_gui.core.records import Candidate, Document, ScreenParams
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HELPER_MIN_DOCUMENTS", "HELPER_MIN_PAIRS", "HELPER_SHARE", "VerifyHelper", "build_job", "run_job"]
+__all__ = [
+    "HELPER_MIN_CORES",
+    "HELPER_MIN_DOCUMENTS",
+    "HELPER_MIN_PAIRS",
+    "HELPER_SHARE",
+    "VerifyHelper",
+    "build_job",
+    "helper_pays",
+    "run_job",
+]
 
-# Usable documents from which a screen starts the helper (10,000 documents verify in ~0.7 s: the
+# Usable documents from which a screen starts the helper (10,000 documents verify in ~0.4 s: the
 # helper's start-up would eat the gain). NEARDUP_HELPER_MIN_DOCUMENTS overrides it (0: always).
 HELPER_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_MIN_DOCUMENTS", "20000"))
+# Cores from which it is started. Verification already keeps two cores busy (the screening thread
+# builds and flags while a thread aligns the next pairs in compiled code): on a two-core machine the
+# helper only competes with them and with the preparation it starts beside (100,000 files: 19.6 s
+# with it, 17.3-18.2 s without). NEARDUP_HELPER_MIN_CORES overrides it.
+HELPER_MIN_CORES = int(os.environ.get("NEARDUP_HELPER_MIN_CORES", "4"))
 # Pairs in a round from which the helper gets a share, and that share: this process also builds
 # the jobs (gathering and pickling the texts), so the helper can take a little more than half.
 HELPER_MIN_PAIRS = 64
 HELPER_SHARE = 0.55
+
+
+def helper_pays(usable_documents: int) -> bool:
+    """Whether a screen of this many usable documents, on this machine, should start the helper."""
+    return usable_documents >= HELPER_MIN_DOCUMENTS and (os.cpu_count() or 1) >= HELPER_MIN_CORES
 
 
 class VerifyHelper:

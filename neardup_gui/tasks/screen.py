@@ -138,8 +138,9 @@ def screen_folder(
             cache is still used for files with a known SHA-256), and hash every file again after
             the run (by default a file whose size, times and inode are unchanged since it was read
             is only stat'ed then).
-        verify_helper: From ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents, verify about
-            half of each round of pairs in a spawned helper process. Off by default: a spawned process
+        verify_helper: From ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents, on a machine
+            with ``HELPER_MIN_CORES`` cores or more, verify about half of each round of pairs in a
+            spawned helper process. Off by default: a spawned process
             imports the caller's main module again, so only programs whose main module is guarded
             (``if __name__ == "__main__"``), as the CLI and the window are, may turn it on.
 
@@ -193,7 +194,7 @@ def screen_folder(
     # A rescan whose earlier pairs apply (same parameters) verifies few pairs: no helper then.
     rescan = previous is not None and previous.applies_to(params)
     helper = None
-    if verify_helper and not rescan and sum(1 for d in corpus.documents if d.usable) >= helper_mod.HELPER_MIN_DOCUMENTS:
+    if verify_helper and not rescan and helper_mod.helper_pays(sum(1 for d in corpus.documents if d.usable)):
         helper = helper_mod.VerifyHelper()
         helper.start()
     try:

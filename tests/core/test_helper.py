@@ -76,6 +76,7 @@ def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
 def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp_path, monkeypatch) -> None:
     plain = screen_folder(folder, PARAMS, out_dir=tmp_path / "one")
     monkeypatch.setattr(helper_mod, "HELPER_MIN_DOCUMENTS", 0)
+    monkeypatch.setattr(helper_mod, "HELPER_MIN_CORES", 0)
     started: list[VerifyHelper] = []
     real_start = VerifyHelper.start
 
