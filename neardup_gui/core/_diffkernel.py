@@ -669,7 +669,7 @@ def _first_shared(cps, other, k, base, limit, out):  # pragma: no cover - compil
 
 
 @njit(cache=True, nogil=True)
-def verify_batch(lraw, rraw, offsets, table, given, gc, gs, ge, goff, gend, rhash, hoff, k, base, limit, min_len,
+def verify_batch(lraw, rraw, offsets, table, given, gc, gs, ge, gstart, gend, rhash, hoff, k, base, limit, min_len,
                  gap, budget):  # pragma: no cover - compiled
     """Normalize, align and sample the shared shingles of a batch of pairs, holding no lock.
 
@@ -679,7 +679,7 @@ def verify_batch(lraw, rraw, offsets, table, given, gc, gs, ge, goff, gend, rhas
         table: ``normalize.lookup_table(options).values`` (every raw code point filled in).
         given: ``given[p, side]`` is 1 where that text is given normalized (it needs the exact
             path): its code points, raw starts and ends are ``gc``/``gs``/``ge`` from
-            ``goff[p, side]`` to ``gend[p, side]``.
+            ``gstart[p, side]`` to ``gend[p, side]``.
         rhash, hoff: The right texts' sorted shingle hashes, concatenated (pair ``p``'s from
             ``hoff[p]`` to ``hoff[p + 1]``); ``k``, ``base`` as ``shingles.window_hashes``.
         limit: Most shared shingles sampled per pair (``verify.SHARED_SAMPLE_SIZE``).
@@ -707,9 +707,9 @@ def verify_batch(lraw, rraw, offsets, table, given, gc, gs, ge, goff, gend, rhas
     for p in range(n):
         la = lraw[offsets[p, 0] : offsets[p + 1, 0]]
         ra = rraw[offsets[p, 1] : offsets[p + 1, 1]]
-        g0, g1 = goff[p, 0], gend[p, 0]
+        g0, g1 = gstart[p, 0], gend[p, 0]
         lc, ls, le = _normalized(la, table, given[p, 0], gc[g0:g1], gs[g0:g1], ge[g0:g1])
-        g0, g1 = goff[p, 1], gend[p, 1]
+        g0, g1 = gstart[p, 1], gend[p, 1]
         rc, rs, re = _normalized(ra, table, given[p, 1], gc[g0:g1], gs[g0:g1], ge[g0:g1])
         s, g, h, lu, ru = pair_alignment(lc, rc, la, ra, ls, le, rs, re, min_len, gap, budget)
         counts[p, 0], counts[p, 1], counts[p, 2] = s.shape[0], g.shape[0], h.shape[0]

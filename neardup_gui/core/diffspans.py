@@ -16,8 +16,11 @@ Offsets are code points with the end excluded. Views that count UTF-16 units (Qt
 
 When numba is already loaded in the process (a large screen loaded it, the window warms it up),
 the alignments come from ``core._diffkernel`` instead: the same ops (tested against the library on
-real and random pairs), 2-3x faster on near copies, and it releases the GIL. Otherwise, and for
-the semantic clean-up, the C++ library. Imports numpy and fast_diff_match_patch (numba if present).
+real and random pairs), 2-3x faster on a screen's pairs, and it releases the GIL. Otherwise, and
+for the semantic clean-up, the C++ library. ``pack_verify`` / ``align_verify`` / ``unpack_verify``
+give the verification stage whole batches of pairs in one kernel call (normalization and the
+shared-shingle sample included), so that a thread can run it while another builds candidates.
+Imports numpy and fast_diff_match_patch (numba only when it is loaded already).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from types import ModuleType
 import fast_diff_match_patch as fdmp
 import numpy as np
 
-from neardup_gui.core.normalize import Normalized, codepoints, normalize, to_text
+from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment
 
 log = logging.getLogger(__name__)
@@ -414,7 +417,6 @@ def pack_verify(
     """Pack (left raw text, right raw text, right's sorted shingle hashes) pairs: texts whose
     normalization needs the exact path (combining marks, expansions) are normalized here, the
     others in the kernel through the lookup table."""
-    from neardup_gui.core.normalize import _COMPLEX, _MULTI, lookup_table
     from neardup_gui.core.shingles import window_base
 
     n = len(items)
@@ -425,32 +427,20 @@ def pack_verify(
     joined = [np.concatenate(raws[side]) for side in (0, 1)]
     table = lookup_table(options)
     given = np.zeros((n, 2), dtype=np.uint8)
-    goff = np.zeros((n + 1, 2), dtype=np.int64)
+    gstart = np.zeros((n, 2), dtype=np.int64)  # where a given text's arrays start and end in gc/gs/ge
+    gend = np.zeros((n, 2), dtype=np.int64)
     gparts: list[Normalized] = []
     at = 0
     for side in (0, 1):
         vals = table.lookup(joined[side])  # fills in code points not seen before
         special = np.zeros(vals.size + 1, dtype=np.int64)
-        np.cumsum((vals == _COMPLEX) | (vals == _MULTI), out=special[1:])
-        for p in range(n):
-            goff[p, side] = at
-            if special[offsets[p + 1, side]] > special[offsets[p, side]]:
-                norm = normalize(items[p][side], options)
-                given[p, side] = 1
-                gparts.append(norm)
-                at += len(norm)
-        goff[n, side] = at
-    # goff rows are starts; a given text's end is its start plus its length (the next start on the
-    # same side is not it when the other side's parts sit in between): store ends per side.
-    ends = np.zeros((n + 1, 2), dtype=np.int64)
-    pos = 0
-    for side in (0, 1):
-        for p in range(n):
-            if given[p, side]:
-                ends[p, side] = goff[p, side] + len(gparts[pos])
-                pos += 1
-            else:
-                ends[p, side] = goff[p, side]
+        np.cumsum(not_by_table(vals), out=special[1:])
+        for p in np.flatnonzero(special[offsets[1:, side]] > special[offsets[:-1, side]]).tolist():
+            norm = normalize(items[p][side], options)
+            given[p, side] = 1
+            gstart[p, side], gend[p, side] = at, at + len(norm)
+            gparts.append(norm)
+            at += len(norm)
     gc = np.concatenate([g.cps for g in gparts]).astype(np.uint32) if gparts else np.zeros(0, np.uint32)
     gs = np.concatenate([g.starts for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
     ge = np.concatenate([g.ends for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
@@ -459,7 +449,7 @@ def pack_verify(
     np.cumsum([h.size for h in hashes], out=hoff[1:])
     rhash = np.concatenate(hashes).astype(np.uint64, copy=False) if hashes else np.zeros(0, np.uint64)
     args = (
-        _cps_arg(joined[0]), _cps_arg(joined[1]), offsets, table.values, given, gc, gs, ge, goff, ends,
+        _cps_arg(joined[0]), _cps_arg(joined[1]), offsets, table.values, given, gc, gs, ge, gstart, gend,
         rhash, hoff, k, np.uint64(window_base(k)), limit, k, gap, _budget(timeout),
     )  # fmt: skip
     return VerifyBatch(args, k)

@@ -22,7 +22,7 @@ import numpy as np
 
 from neardup_gui.core.records import NormalizeOptions
 
-__all__ = ["Normalized", "lookup_table", "normalize", "normalize_codepoints", "codepoints", "to_text"]
+__all__ = ["Normalized", "lookup_table", "normalize", "normalize_codepoints", "codepoints", "not_by_table", "to_text"]
 
 _UNKNOWN = -3  # not looked up yet
 _COMPLEX = -2  # result depends on neighbours (combining marks): exact slow path
@@ -117,6 +117,13 @@ def _table(options: NormalizeOptions) -> _Table:
         if table is None:
             table = _tables[options] = _Table(options)
         return table
+
+
+def not_by_table(values: np.ndarray) -> np.ndarray:
+    """Where lookup-table ``values`` are code points the table cannot map one for one: marks whose
+    result depends on their neighbours (the exact path) and expansions to several characters. A
+    text holding none is normalized by the table alone, each kept character from one raw one."""
+    return (values == _COMPLEX) | (values == _MULTI)
 
 
 def lookup_table(options: NormalizeOptions) -> _Table:
@@ -245,7 +252,7 @@ def normalize_batch(texts: list[str], options: NormalizeOptions | None = None) -
     kept_before = np.zeros(cps.size + 1, dtype=np.int64)
     np.cumsum(keep, out=kept_before[1:])
     special_before = np.zeros(cps.size + 1, dtype=np.int64)
-    np.cumsum((vals == _COMPLEX) | (vals == _MULTI), out=special_before[1:])
+    np.cumsum(not_by_table(vals), out=special_before[1:])
     out_vals = vals[keep].astype(np.uint32)
     result: list[np.ndarray] = []
     for i, text in enumerate(texts):
