@@ -1,10 +1,11 @@
 """The installed Qt binding does not corrupt the interpreter when the window's signals are emitted.
 
-PySide6 6.12.0 returned ``True`` from ``Signal.emit()`` without taking a reference: every emit took
-one from the ``True`` object, and after a few thousand emits (progress reports, selections, a long
-review session) the process aborted with "Fatal Python error: bool_dealloc". A 100,000-file screen
-in the window died that way. The dependency excludes that version; this test fails on any version
-with a leak like it, whatever the signal's arguments or connections.
+PySide6 6.12.0 returned ``True`` from ``Signal.emit()`` without taking a reference (every emit took
+one from ``True``), and took one from ``None`` each time Qt called a Python slot (a timer's, a
+button's): after a few thousand of either (progress reports, selections, a long review session)
+the process aborted with "Fatal Python error: bool_dealloc" or "none_dealloc". A 100,000-file
+screen in the window died that way. The dependency excludes that version; these tests fail on any
+version with leaks like them.
 """
 
 from __future__ import annotations
@@ -38,4 +39,22 @@ def test_emitting_signals_leaves_the_refcounts_of_true_false_and_none_alone(qapp
     assert len(received) == 600
     # A leaking binding loses one reference per emit (-300 or -900 here); the interpreter itself
     # may take or drop a few meanwhile.
+    assert all(abs(a - b) < 30 for a, b in zip(after, before)), (before, after)
+
+
+def test_python_slots_called_by_qt_leave_the_refcount_of_none_alone(qapp) -> None:
+    # 6.12.0 also took a reference from None each time Qt called a Python slot (a timer's, a
+    # button's): "deallocating None" after a few thousand calls, in the window's event loop.
+    from PySide6.QtCore import QTimer
+
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.setInterval(0)
+    timer.timeout.connect(lambda: ticks.append(1))
+    before = _counts()
+    timer.start()
+    while len(ticks) < 300:
+        qapp.processEvents()
+    timer.stop()
+    after = _counts()
     assert all(abs(a - b) < 30 for a, b in zip(after, before)), (before, after)
