@@ -93,9 +93,10 @@ class ScreenWorker(QObject):
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
                     with_normalized=self.with_normalized, reread=self.reread,
                 )  # fmt: skip
-                # No verification helper process here (yet): in one of seven 100,000-file screens of
-                # bench_gui.py with it the window crashed, in another it stalled for 2 s, causes
-                # unknown; the command line uses it.
+                # No verification helper process here: on two cores it no longer pays (verification
+                # keeps both busy with its aligning thread), and the window has not been measured
+                # with it on more. The crash once blamed on it was the Qt binding (PySide6 6.12.0,
+                # excluded; tests/ui/test_qt_binding.py).
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()
