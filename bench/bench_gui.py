@@ -406,6 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.screen_only:
         args.no_table = args.no_pair = True
     _app()
+    # As the application does at start-up: numba's kernels load in the background while the window
+    # opens (joined here, as if the window had been open a few seconds before the first screen).
+    from neardup_gui.ui.background import warm_up_engine
+
+    warm_up_engine().join()
     results: list[tuple[str, str, str]] = []
     if not args.no_table:
         bench_table(args.rows, results)

@@ -14,8 +14,8 @@ mapped back to raw offsets:
 
 Offsets are code points with the end excluded. Views that count UTF-16 units (Qt) convert them.
 
-When numba is already loaded in the process (a large screen loaded it, the window warms it up),
-the alignments come from ``core._diffkernel`` instead: the same ops (tested against the library on
+Once the compiled diff is loaded (``load_kernel``: the window's warm-up does it, and a screen whose
+preparation loaded numba), the alignments come from ``core._diffkernel`` instead: the same ops (tested against the library on
 real and random pairs), 2-3x faster on a screen's pairs, and it releases the GIL. Otherwise, and
 for the semantic clean-up, the C++ library. ``pack_verify`` / ``align_verify`` / ``unpack_verify``
 give the verification stage whole batches of pairs in one kernel call (normalization and the
@@ -103,8 +103,18 @@ def _load_kernel() -> ModuleType | None:
     return _diffkernel
 
 
+# Set once every kernel entry point has run here: numba loads a function's machine code from its
+# cache at its first call (~30 ms), which must not happen on the GUI thread in the middle of a
+# click. Until then alignments use the C++ library.
+_ready = False
+
+
 def load_kernel() -> bool:
-    """Load the compiled diff now (the window's warm-up); False when it cannot be used here."""
+    """Load the compiled diff now (the window's warm-up, the first large verification); False
+    when it cannot be used here. Alignments use it from then on."""
+    global _ready
+    if _ready:
+        return True
     kernel = _load_kernel()
     if kernel is None:
         return False
@@ -114,19 +124,21 @@ def load_kernel() -> bool:
     kernel.pair_alignment(one, one, one, one, at, at, at, at, 5, 12, STEPS_PER_SECOND)
     batch = pack_verify([("甲乙丙丁戊", "甲乙丙丁己", np.zeros(1, dtype=np.uint64))], NormalizeOptions(), k=5, limit=20)
     unpack_verify(batch, align_verify(batch))
+    _ready = True
     return True
 
 
 def _kernel() -> ModuleType | None:
-    """``core._diffkernel`` if numba is loaded already (starting numba costs more than a small
-    screen's diffs), else None."""
-    if "numba" not in sys.modules:
-        return None
-    return _load_kernel()
+    """``core._diffkernel`` once ``load_kernel`` has run, else None."""
+    return _load_kernel() if _ready else None
 
 
 def compiled_diff_active() -> bool:
-    """Alignments here are computed by the compiled diff (which releases the GIL)."""
+    """Whether alignments are computed by the compiled diff (which releases the GIL). If numba is
+    loaded already (a large screen's preparation loaded it) the kernel is loaded now: starting
+    numba itself would cost a small screen more than its diffs."""
+    if not _ready and "numba" in sys.modules:
+        load_kernel()
     return _kernel() is not None
 
 
