@@ -16,6 +16,12 @@ and one insertion, as diff-match-patch does when its clock runs out.
 
 Ops are returned as two arrays: kinds (``EQUAL``, ``DELETE``, ``INSERT``) and lengths; an op of
 kind ``EQUAL`` or ``DELETE`` consumes the left text, ``EQUAL`` or ``INSERT`` the right text.
+On top of ``diff``: ``pair_alignment`` is ``diffspans.pair_diff`` in one call (shared passages,
+regions, raw hunks, unmatched text), and ``verify_batch`` runs it for a batch of pairs together
+with their normalization (``normalize._fast`` through the lookup table; texts needing the exact
+path come normalized) and their shared-shingle sample (``shingles.first_shared``), so that a thread
+can verify a batch while holding no lock. All arrays are writable and C-contiguous
+(``diffspans`` makes them so): one type per argument, so numba compiles each function once.
 
 Imports numpy and numba only (``diffspans`` imports this module only if numba is installed).
 """
