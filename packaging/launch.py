@@ -3,9 +3,10 @@
 
 import multiprocessing
 
-# ``neardup_gui.core.helper`` verifies pairs in a spawned process (the window does not use it yet);
-# in the frozen program such a process starts this executable again, and this call makes it the
-# helper instead of a second window.
+# ``neardup_gui.core.warmup`` compiles the kernels in a spawned process on the first start, and
+# ``neardup_gui.core.helper`` verifies pairs in one (the command line, with 4+ cores); in the frozen
+# program such a process starts this executable again, and this call makes it that process instead
+# of a second window.
 multiprocessing.freeze_support()
 
 from neardup_gui.app import main  # noqa: E402 - after freeze_support, as it must be

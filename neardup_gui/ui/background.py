@@ -8,8 +8,9 @@ must not. Each job gets a ``CallbackProgress`` whose cancel event ``cancel(name)
 that checks it stops early; a cancelled job answers ``cancelled``. The runner keeps every job alive
 (its channel and cancel event) until it answered.
 
-``warm_up_engine`` loads the compiled MinHash kernel (numba) in a daemon thread at start-up, so the
-first large screen does not pay for it.
+``warm_up_engine`` loads the compiled kernels (numba) in a daemon thread at start-up, so the first
+large screen and the first pair drawn do not pay for it (``core.warmup``: on a cold cache they are
+compiled in a child process, which keeps the window responsive meanwhile).
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -151,27 +152,9 @@ class JobRunner(QObject):
 
 
 def _load_kernel() -> None:
-    try:
-        import numpy as np
+    from neardup_gui.core.warmup import warm_up
 
-        from neardup_gui.core.methods import _sigkernel  # noqa: F401 - loading numba is the point
-        from neardup_gui.core.methods.minhash_lsh import signatures
-        from neardup_gui.core.shingles import minhash_values
-
-        # One tiny call through the public path loads the cached machine code for the real dtypes.
-        signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
-        from neardup_gui.core.methods._sortkernel import radix_argsort
-
-        for index_type in (np.int32, np.int64):  # the containment index's two sorts
-            radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
-        from neardup_gui.core.prepare import load_compiled
-
-        load_compiled()
-        from neardup_gui.core.diffspans import load_kernel
-
-        load_kernel()  # the diff: pairs drawn in the window and aligned by a screen
-    except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
-        log.debug("engine warm-up skipped", exc_info=True)
+    warm_up()  # compiles in a child process when numba's cache is cold (the first start)
 
 
 def warm_up_engine() -> threading.Thread:

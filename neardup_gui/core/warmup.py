@@ -1,0 +1,104 @@
+"""Loading the compiled kernels (numba) before they are needed, without stalling a window.
+
+``load_kernels`` imports numba and runs each kernel once (MinHash signatures, the radix sorts, the
+batch preparation, the diff), which loads their machine code from numba's cache: ~1 s when the
+cache is warm. When it is cold (the first start after an installation or an upgrade) numba
+compiles them instead, ~30 s of mostly Python work holding the GIL: a window warming up in a thread
+then stalls for up to a quarter of a second at a time. ``warm_up`` avoids that: on a cold cache it
+compiles the kernels in a child process (which writes the cache on the other core), then loads
+them here from the cache. If the child cannot run, they are compiled here as before.
+
+Imports numpy and the engine's modules only; no Qt.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+__all__ = ["cache_is_warm", "load_kernels", "warm_up"]
+
+# One entry point of each kernel module (the largest function), as numba names its cache index.
+_INDEXES = (
+    ("methods/_sigkernel.py", "_sigkernel.signature_rows-*.nbi"),
+    ("methods/_sortkernel.py", "_sortkernel.radix_argsort-*.nbi"),
+    ("_prepkernel.py", "_prepkernel.prepare_batch-*.nbi"),
+    ("_diffkernel.py", "_diffkernel.verify_batch-*.nbi"),
+)
+_CHILD_TIMEOUT_S = 600.0
+
+
+def load_kernels() -> bool:
+    """Run every compiled kernel once in this process; False when numba cannot be used here."""
+    try:
+        import numpy as np
+
+        from neardup_gui.core.methods import _sigkernel  # noqa: F401 - loading numba is the point
+        from neardup_gui.core.methods.minhash_lsh import signatures
+        from neardup_gui.core.shingles import minhash_values
+
+        # One tiny call through the public path loads the cached machine code for the real dtypes.
+        signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
+        from neardup_gui.core.methods._sortkernel import radix_argsort
+
+        for index_type in (np.int32, np.int64):  # the containment index's two sorts
+            radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
+        from neardup_gui.core.prepare import load_compiled
+
+        load_compiled()
+        from neardup_gui.core.diffspans import load_kernel
+
+        return load_kernel()  # the diff: pairs drawn in the window and aligned by a screen
+    except Exception:  # numba missing or broken: screens use the numpy path, nothing to say
+        log.debug("engine warm-up skipped", exc_info=True)
+        return False
+
+
+def cache_is_warm() -> bool:
+    """Whether numba's cache seems to hold every kernel for the current sources (an index file no
+    older than its source); a stale or missing one means numba would compile."""
+    try:
+        import numba
+    except ImportError:
+        return True  # nothing would compile
+    core = Path(__file__).resolve().parent
+    for source, pattern in _INDEXES:
+        src = core / source
+        root = Path(numba.config.CACHE_DIR) if numba.config.CACHE_DIR else src.parent / "__pycache__"
+        try:
+            stamp = src.stat().st_mtime
+            found = [p for p in root.rglob(pattern) if p.stat().st_mtime >= stamp]
+        except OSError:
+            return False
+        if not found:
+            return False
+    return True
+
+
+def _compile_in_child() -> None:  # runs in the child process
+    load_kernels()
+
+
+def warm_up() -> bool:
+    """``load_kernels``, compiling them in a child process first when the cache is cold."""
+    if not cache_is_warm():
+        try:
+            child = multiprocessing.get_context("spawn").Process(
+                target=_compile_in_child, name="neardup-compile", daemon=True
+            )
+            child.start()
+            child.join(_CHILD_TIMEOUT_S)
+            if child.is_alive():
+                child.terminate()
+            log.info("compiled kernels in a child process (exit code %s)", child.exitcode)
+        except Exception:  # cannot spawn here: compile in this process
+            log.warning("could not compile the kernels in a child process", exc_info=True)
+    return load_kernels()
+
+
+if __name__ == "__main__":  # pragma: no cover - a manual check: python -m neardup_gui.core.warmup
+    print("cache warm:", cache_is_warm(), "loaded:", warm_up(), os.getpid())
