@@ -14,10 +14,10 @@ mapped back to raw offsets:
 
 Offsets are code points with the end excluded. Views that count UTF-16 units (Qt) convert them.
 
-Once the compiled diff is loaded (``load_kernel``: the window's warm-up does it, and a screen whose
-preparation loaded numba), the alignments come from ``core._diffkernel`` instead: the same ops (tested against the library on
-real and random pairs), 2-3x faster on a screen's pairs, and it releases the GIL. Otherwise, and
-for the semantic clean-up, the C++ library. ``pack_verify`` / ``align_verify`` / ``unpack_verify``
+Once the compiled diff is loaded (``load_kernel``: the window's warm-up does it, and so does a
+screen whose preparation loaded numba), the alignments come from ``core._diffkernel`` instead: the
+same ops (tested against the library on real and random pairs), 2-3x faster on a screen's pairs,
+and it releases the GIL. Otherwise, and for the semantic clean-up, the C++ library. ``pack_verify`` / ``align_verify`` / ``unpack_verify``
 give the verification stage whole batches of pairs in one kernel call (normalization and the
 shared-shingle sample included), so that a thread can run it while another builds candidates.
 Imports numpy and fast_diff_match_patch (numba only when it is loaded already).
@@ -118,12 +118,16 @@ def load_kernel() -> bool:
     kernel = _load_kernel()
     if kernel is None:
         return False
-    one = _cps_arg(np.zeros(2, dtype=np.uint32))
-    kernel.diff(one, one[:1], STEPS_PER_SECOND)  # loads their machine code from numba's cache
-    at = _offsets_arg(np.zeros(2, dtype=np.int64))
-    kernel.pair_alignment(one, one, one, one, at, at, at, at, 5, 12, STEPS_PER_SECOND)
-    batch = pack_verify([("甲乙丙丁戊", "甲乙丙丁己", np.zeros(1, dtype=np.uint64))], NormalizeOptions(), k=5, limit=20)
-    unpack_verify(batch, align_verify(batch))
+    try:
+        one = _cps_arg(np.zeros(2, dtype=np.uint32))
+        kernel.diff(one, one[:1], STEPS_PER_SECOND)  # loads their machine code from numba's cache
+        at = _offsets_arg(np.zeros(2, dtype=np.int64))
+        kernel.pair_alignment(one, one, one, one, at, at, at, at, 5, 12, STEPS_PER_SECOND)
+        batch = pack_verify([("甲乙丙丁戊", "甲乙丙丁己", np.zeros(1, dtype=np.uint64))], NormalizeOptions(), k=5, limit=20)
+        unpack_verify(batch, align_verify(batch))
+    except Exception:  # numba cannot compile here: the library does every alignment, as without numba
+        log.warning("compiled diff failed to load; using fast_diff_match_patch", exc_info=True)
+        return False
     _ready = True
     return True
 

@@ -102,3 +102,17 @@ def test_ops_rebuild_both_texts_and_a_spent_budget_gives_a_coarser_but_valid_ali
             if op == "=":
                 assert a[i - n : i] == b[j - n : j]
         assert (left, right) == (a, b)
+
+
+def test_a_kernel_that_fails_to_load_leaves_every_alignment_to_the_library(monkeypatch) -> None:
+    from neardup_gui.core import diffspans
+
+    def broken(*args):
+        raise RuntimeError("LLVM cannot compile here")
+
+    monkeypatch.setattr(diffspans, "_ready", False)
+    monkeypatch.setattr(kernel, "diff", broken)
+    assert not diffspans.load_kernel()
+    assert not diffspans.compiled_diff_active()
+    a, b = "会议于5月16日上午9时举行。", "会议于5月18日上午9时举行。"
+    assert diffspans.pair_diff(a, b, min_len=3).hunks  # aligned by the library, not an error
