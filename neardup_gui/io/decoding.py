@@ -100,7 +100,6 @@ def detect_binary(data: bytes) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=65536)
 @functools.lru_cache(maxsize=1 << 16)
 def _char_weight(ch: str) -> float:
     """How much one (non-whitespace) character speaks for a decoding being right."""
