@@ -90,10 +90,17 @@ _SURE = 1.0 - _TIE_MARGIN
 _SCORE_SAMPLE = 50_000
 _WHITESPACE_RE = re.compile(r"\s+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but tab, LF, CR
+# Every byte but those controls: ``data.translate(None, _NOT_CONTROL)`` keeps only the controls.
+# In UTF-8 a control character is that one byte and no other character contains it, so for valid
+# UTF-8 this is ``_CONTROL_RE.search(text)`` at a quarter of the cost (~2 us a 4 KB file).
+_NOT_CONTROL = bytes(b for b in range(256) if not _CONTROL_RE.match(chr(b)))
+_MAGIC_PREFIXES = tuple(magic for magic, _ in _MAGIC)
 
 
 def detect_binary(data: bytes) -> str | None:
     """Name the binary file type whose signature starts ``data``, or None."""
+    if not data.startswith(_MAGIC_PREFIXES):  # one call for the usual text file
+        return None
     for magic, kind in _MAGIC:
         if data.startswith(magic):
             return kind
@@ -227,7 +234,7 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
         raise BinaryContentError("contains NUL bytes")
     text = _strict(data, "utf-8")
     if text is not None:
-        if not _CONTROL_RE.search(text):
+        if not data.translate(None, _NOT_CONTROL):  # no control character (see _NOT_CONTROL)
             return text, "utf-8"
         # Control characters: BOM-less UTF-16 of CJK text is often valid UTF-8 (its bytes fall in
         # the ASCII range). Let the other candidates compete; UTF-8 keeps ties and the fallback.

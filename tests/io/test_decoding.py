@@ -172,3 +172,18 @@ def test_stopping_at_a_sure_first_decoding_changes_no_decision(monkeypatch: pyte
     monkeypatch.setattr(decoding, "_SURE", 2.0)  # never sure: every candidate is scored
     assert [outcome(d) for d in samples] == fast
     assert fast[0] == (SIMPLIFIED, "gb18030") and fast[4] == (TRADITIONAL, "big5")
+
+
+def test_the_control_character_check_on_bytes_agrees_with_the_one_on_text() -> None:
+    # decode_bytes looks for control characters in the UTF-8 bytes (a quarter of the cost of a
+    # regex over the text); for valid UTF-8 the two must always agree.
+    import random
+
+    from neardup_gui.io.decoding import _CONTROL_RE, _NOT_CONTROL
+
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(0x00, 0x100)] + list("中文，。「」\u3000\U00020000é")
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12)))
+        assert bool(_CONTROL_RE.search(text)) == bool(text.encode("utf-8").translate(None, _NOT_CONTROL)), repr(text)
+    assert decode_bytes("第一行\t第二行\r\n".encode("utf-8")) == ("第一行\t第二行\r\n", "utf-8")
