@@ -36,6 +36,7 @@ import numpy as np
 
 from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment
+from neardup_gui.core.shingles import window_base
 
 log = logging.getLogger(__name__)
 
@@ -162,14 +163,6 @@ def _offsets_arg(offsets: np.ndarray) -> np.ndarray:
     return _writable(offsets, np.int64)
 
 
-def _kernel_ops(a_cps: np.ndarray, b_cps: np.ndarray, timeout: float) -> tuple[np.ndarray, np.ndarray] | None:
-    """(kinds, lengths) aligning two code-point arrays with the compiled diff, or None without it."""
-    kernel = _kernel()
-    if kernel is None:
-        return None
-    return kernel.diff(_cps_arg(a_cps), _cps_arg(b_cps), _budget(timeout))
-
-
 def _budget(timeout: float) -> int:
     return max(1, int(timeout * STEPS_PER_SECOND))
 
@@ -184,8 +177,10 @@ def _library_ops(a: str, b: str, timeout: float, cleanup: str = "No") -> tuple[n
 
 def _text_ops(a: str, b: str, timeout: float) -> tuple[np.ndarray, np.ndarray]:
     """(kinds, lengths) aligning two strings (merge clean-up only), compiled when possible."""
-    ops = _kernel_ops(codepoints(a), codepoints(b), timeout) if _kernel() is not None else None
-    return ops if ops is not None else _library_ops(a, b, timeout)
+    kernel = _kernel()
+    if kernel is None:
+        return _library_ops(a, b, timeout)
+    return kernel.diff(_cps_arg(codepoints(a)), _cps_arg(codepoints(b)), _budget(timeout))
 
 
 def _starts(kinds: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -307,7 +302,7 @@ def _hunks(a: str, b: str, off_l: int, off_r: int, timeout: float, out: list[Seg
     """
     if a == b:
         return
-    kinds, lens = _text_ops(a, b, timeout)
+    kinds, lens = _library_ops(a, b, timeout)
     changed = np.flatnonzero(kinds != EQUAL)
     if changed.size == 0:
         return
@@ -357,19 +352,12 @@ def pair_diff(
             _offsets_arg(ln.starts), _offsets_arg(ln.ends), _offsets_arg(rn.starts), _offsets_arg(rn.ends),
             min_len, gap, _budget(timeout),
         )  # fmt: skip
-        return PairDiff(
-            tuple(map(Segment, *segs.T.tolist())) if len(segs) else (),
-            tuple(map(Segment, *regs.T.tolist())) if len(regs) else (),
-            tuple(map(Segment, *hunks.T.tolist())) if len(hunks) else (),
-            tuple(map(tuple, lu.tolist())),
-            tuple(map(tuple, ru.tolist())),
-        )
-    # Shared runs and their grouping into regions, in normalized offsets (as ``shared_runs``).
+        return _pair_diff_of(segs.tolist(), regs.tolist(), hunks.tolist(), lu.tolist(), ru.tolist())
+    # Without the kernel (the same result, op for op). Shared runs and their grouping into regions, in normalized offsets (as ``shared_runs``).
     runs: list[Segment] = []
     norm_regions: list[Segment] = []
     if len(ln) and len(rn):
-        ops = _kernel_ops(ln.cps, rn.cps, timeout)
-        kinds, lens = ops if ops is not None else _library_ops(ln.text, rn.text, timeout)
+        kinds, lens = _library_ops(ln.text, rn.text, timeout)
         ls, _, rs, _ = _starts(kinds, lens)
         keep = np.flatnonzero((kinds == EQUAL) & (lens >= min_len))
         if keep.size:
@@ -399,6 +387,17 @@ def pair_diff(
     left_unique = _outside(ln, [(r.left_start, r.left_end) for r in norm_regions])
     right_unique = _outside(rn, [(r.right_start, r.right_end) for r in norm_regions])
     return PairDiff(segments, regions, tuple(hunks), left_unique, right_unique)
+
+
+def _pair_diff_of(segs: list, regs: list, hunks: list, left_unique: list, right_unique: list) -> PairDiff:
+    """A ``PairDiff`` from the kernel's rows (lists of [start, end, ...] as ``tolist`` gives them)."""
+    return PairDiff(
+        tuple(Segment(*r) for r in segs),
+        tuple(Segment(*r) for r in regs),
+        tuple(Segment(*r) for r in hunks),
+        tuple(map(tuple, left_unique)),
+        tuple(map(tuple, right_unique)),
+    )
 
 
 @dataclass(frozen=True)
@@ -433,8 +432,6 @@ def pack_verify(
     """Pack (left raw text, right raw text, right's sorted shingle hashes) pairs: texts whose
     normalization needs the exact path (combining marks, expansions) are normalized here, the
     others in the kernel through the lookup table."""
-    from neardup_gui.core.shingles import window_base
-
     n = len(items)
     raws = [[codepoints(a) for a, _, _ in items], [codepoints(b) for _, b, _ in items]]
     offsets = np.zeros((n + 1, 2), dtype=np.int64)
@@ -488,7 +485,6 @@ def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[Ve
     k = batch.k
     out = []
     for p, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
-        segs, regs, hunks, lu, ru = (rows[c][s[c] : e[c]] for c in range(5))
         count = int(sampled[p])
         if count:
             text = to_text(left_all[left_off[p] : left_off[p + 1]])
@@ -497,13 +493,7 @@ def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[Ve
             sample = ()
         out.append(
             VerifiedPair(
-                PairDiff(
-                    tuple(Segment(*r) for r in segs),
-                    tuple(Segment(*r) for r in regs),
-                    tuple(Segment(*r) for r in hunks),
-                    tuple(map(tuple, lu)),
-                    tuple(map(tuple, ru)),
-                ),
+                _pair_diff_of(*(rows[c][s[c] : e[c]] for c in range(5))),
                 sample,
                 int(lengths[p, 0]),
                 int(lengths[p, 1]),

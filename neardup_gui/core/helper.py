@@ -11,8 +11,8 @@ every pair in one process (tested).
 The helper is started with ``spawn`` (never ``fork``: the window has threads), while the documents
 are prepared, so its start-up (importing, loading the compiled diff) is over when verification
 begins. It is only started for large screens (``HELPER_MIN_DOCUMENTS``) on machines with
-``HELPER_MIN_CORES`` cores or more (on two, it slows the screen down). If it cannot start or fails, verification goes
-on in this process; nothing is lost. A frozen (PyInstaller) program must call
+``HELPER_MIN_CORES`` cores or more (on two, it slows the screen down). If it cannot start or
+fails, verification goes on in this process; nothing is lost. A frozen (PyInstaller) program must call
 ``multiprocessing.freeze_support()`` first thing, as ``packaging/launch.py`` does.
 
 Imports numpy and sibling engine modules only; no Qt.

@@ -521,6 +521,16 @@ def verify_and_flag_pairs(
     would flag them afterwards; the same results, but the flags of one pair are checked while the
     next pairs are aligned). Returns (flagged candidates, number rejected)."""
 
+    flag = _flagger(prepared, texts, params, template)
+    kept, rejected, _ = verify_pairs(prepared, proposals, documents, texts, params, progress, pairs=pairs, annotate=flag)
+    return kept, rejected
+
+
+def _flagger(
+    prepared: Prepared, texts: Mapping[str, str], params: ScreenParams, template: flagmod.TemplateIndex
+) -> Callable[[Candidate, PairDiff, int, int], Candidate]:
+    """``flags.annotate`` for one candidate, its alignment and its documents' indexes in ``prepared``."""
+
     def flag(candidate: Candidate, diff: PairDiff, i: int, j: int) -> Candidate:
         return flagmod.annotate(
             candidate,
@@ -533,8 +543,7 @@ def verify_and_flag_pairs(
             containment_threshold=params.containment_threshold,
         )
 
-    kept, rejected, _ = verify_pairs(prepared, proposals, documents, texts, params, progress, pairs=pairs, annotate=flag)
-    return kept, rejected
+    return flag
 
 
 def annotate_candidates(
@@ -556,22 +565,11 @@ def annotate_candidates(
         template: The corpus-wide boilerplate index (``TemplateIndex.build`` over all documents).
         progress: Reports stage ``flags``.
     """
+    flag = _flagger(prepared, texts, params, template)
     out = []
     total = len(kept)
     for n, cand in enumerate(kept, 1):
-        i, j = prepared.index(cand.left), prepared.index(cand.right)
-        out.append(
-            flagmod.annotate(
-                cand,
-                texts[cand.left],
-                texts[cand.right],
-                diffs[(cand.left, cand.right)],
-                left_hashes=prepared.hashes[i],
-                right_hashes=prepared.hashes[j],
-                template=template,
-                containment_threshold=params.containment_threshold,
-            )
-        )
+        out.append(flag(cand, diffs[(cand.left, cand.right)], prepared.index(cand.left), prepared.index(cand.right)))
         if n % 64 == 0 or n == total:
             progress.check()
             progress.report("flags", n, total)

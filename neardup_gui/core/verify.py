@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -78,6 +78,20 @@ def pair_scores(a: np.ndarray, b: np.ndarray) -> PairScores:
     return PairScores(intersection_size(a, b), int(a.size), int(b.size))
 
 
+class _Passed(NamedTuple):
+    """A proposed pair that passed, oriented (left is the earlier path), with its scores."""
+
+    i: int  # index of the left document in ``prepared``
+    j: int
+    left: str
+    right: str
+    same_group: bool
+    scores: PairScores
+    cosine: float | None
+    distance: int | None
+    score: float
+
+
 # With the compiled diff, kept pairs are normalized, aligned and sampled in batches of ALIGN_BATCH
 # on a helper thread, up to AHEAD batches before the one being built and flagged. A batch is one
 # call that holds no lock, so the thread needs the GIL only to take and return it (a thread
@@ -138,7 +152,7 @@ def verify_pairs(
 
     # First every pair is scored; the pairs that pass are then aligned and built in order.
     ct = params.containment_threshold
-    passing: list[tuple[int, int, str, str, bool, PairScores, float | None, int | None, float]] = []
+    passing: list[_Passed] = []
     for n, (i, j) in enumerate(pairs, 1):
         if n % 64 == 0:
             progress.check()
@@ -169,7 +183,7 @@ def verify_pairs(
         if not (same_group or passed):
             rejected += 1
             continue
-        passing.append((i, j, li, ri, same_group, scores, cosine, distance, float(score if score is not None else jac)))
+        passing.append(_Passed(i, j, li, ri, same_group, scores, cosine, distance, float(score if score is not None else jac)))
 
     pool = None
     if compiled_diff_active() and len(passing) > ALIGN_BATCH:
@@ -183,7 +197,7 @@ def verify_pairs(
         assert pool is not None
         chunk = passing[next_batch : next_batch + ALIGN_BATCH]
         next_batch += len(chunk)
-        items = [(texts[p[2]], texts[p[3]], prepared.hashes[p[1]]) for p in chunk]
+        items = [(texts[p.left], texts[p.right], prepared.hashes[p.j]) for p in chunk]
         packed = pack_verify(items, params.normalize, k=params.k, limit=SHARED_SAMPLE_SIZE)
         batches.append((packed, pool.submit(align_verify, packed)))
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -101,4 +100,4 @@ def warm_up() -> bool:
 
 
 if __name__ == "__main__":  # pragma: no cover - a manual check: python -m neardup_gui.core.warmup
-    print("cache warm:", cache_is_warm(), "loaded:", warm_up(), os.getpid())
+    print("cache warm:", cache_is_warm(), "loaded:", warm_up())

@@ -140,9 +140,9 @@ def screen_folder(
             is only stat'ed then).
         verify_helper: From ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents, on a machine
             with ``HELPER_MIN_CORES`` cores or more, verify about half of each round of pairs in a
-            spawned helper process. Off by default: a spawned process
-            imports the caller's main module again, so only programs whose main module is guarded
-            (``if __name__ == "__main__"``), as the CLI and the window are, may turn it on.
+            spawned helper process. Off by default: a spawned process imports the caller's main
+            module again, so only programs whose main module is guarded (``if __name__ ==
+            "__main__"``), as the CLI and the window are, may turn it on.
 
     Returns:
         The outcome; outputs are written only after the screen completed.

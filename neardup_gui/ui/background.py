@@ -151,15 +151,11 @@ class JobRunner(QObject):
         self._pool.waitForDone()
 
 
-def _load_kernel() -> None:
-    from neardup_gui.core.warmup import warm_up
-
-    warm_up()  # compiles in a child process when numba's cache is cold (the first start)
-
-
 def warm_up_engine() -> threading.Thread:
     """Load the compiled kernels (MinHash, sorts, prepare, diff) in a daemon thread; returns the
-    thread (tests join it)."""
-    thread = threading.Thread(target=_load_kernel, name="engine-warm-up", daemon=True)
+    thread (tests join it). On a cold cache ``core.warmup`` compiles them in a child process."""
+    from neardup_gui.core.warmup import warm_up
+
+    thread = threading.Thread(target=warm_up, name="engine-warm-up", daemon=True)
     thread.start()
     return thread
