@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -41,6 +42,7 @@ from typing import NamedTuple
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
     STATUS_BINARY,
+    STATUS_EXCLUDED,
     STATUS_EMPTY,
     STATUS_NO_SHINGLES,
     STATUS_NO_TEXT_LAYER,
@@ -299,7 +301,8 @@ class _How:
     check: Callable[[], None] = NULL_PROGRESS.check
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: a file replaced by a pipe since the walk must not block the open (no effect on files).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 _NOATIME = getattr(os, "O_NOATIME", 0)
 _READ_BATCH = 16  # files per task given to a reading thread
 
@@ -360,6 +363,8 @@ def _read_file(path: str, name: str, how: _How) -> _ReadResult:
         try:
             st = os.fstat(fd)
             size, mtime = st.st_size, st.st_mtime
+            if not stat.S_ISREG(st.st_mode):  # replaced since the walk (which saw a file)
+                return _ReadResult(STATUS_EXCLUDED, "not a regular file (device, pipe or socket)", 0, mtime)
             if size > max_bytes:
                 message = f"{_human_size(size)}, {_too_large(max_bytes)}"
                 return _ReadResult(STATUS_TOO_LARGE, message, size, mtime)
@@ -506,7 +511,8 @@ def scan_folder(
         raise CorpusError(f"source is not a folder: {given}")
     root_path = given.resolve()
     started_ns = time.time_ns()
-    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress)
+    # Without an earlier scan to compare stamps with, files are stat'ed once they are open.
+    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=bool(known))
     shown = [display_path(e.rel) for e in entries]
     source_ids: dict[str, str] = {}  # a few folder names, each shown once
     by_rel: dict[str, _ReadResult] = {}

@@ -120,7 +120,7 @@ class WalkEntry:
         size: Bytes (0 for folders and links).
         mtime: Modification time (POSIX seconds), 0.0 when unknown.
         stamp: For a file to read, its ``file_stamp`` at the walk (how a rescan knows it is
-            unchanged without reading it); None otherwise.
+            unchanged without reading it); None otherwise, and when the walk did not stat files.
     """
 
     rel: str
@@ -150,11 +150,21 @@ def stat_quiet(path: str, follow: bool = True) -> tuple[int, float]:
     return st.st_size, st.st_mtime
 
 
+def _is_regular(entry: os.DirEntry[str]) -> bool:
+    """What the directory listing says (a stat when the file system does not say); False on error."""
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def walk_folder(
     root: Path,
     include: Sequence[str],
     exclude: Sequence[str],
     progress: Progress,
+    *,
+    stat_files: bool = True,
 ) -> list[WalkEntry]:
     """List every entry under ``root`` (depth first, names sorted); decide what is not read.
 
@@ -168,6 +178,9 @@ def walk_folder(
         include: Glob patterns a file must match to be read.
         exclude: Glob patterns excluding files and folders.
         progress: ``check()`` is called once per folder listed (may raise ``Cancelled``).
+        stat_files: Stat every regular file for its size, time and stamp. False leaves them
+            empty for files the directory listing shows as regular (the caller reads them and
+            stats the open file: one system call less per file); links are stat'ed either way.
 
     Returns:
         The entries, in walk order; those without a status are the files to read.
@@ -193,7 +206,7 @@ def walk_folder(
             source_id = rel.split("/", 1)[0] if "/" in rel else root_source
             row = WalkEntry(rel, source_id, entry.path)
             found.append(row)
-            subdir = _classify(row, entry, root, chain, include, exclude)
+            subdir = _classify(row, entry, root, chain, include, exclude, stat_files)
             if subdir is not None:
                 found.pop()  # a folder that is searched needs no row of its own
                 subdirs.append(subdir)
@@ -208,6 +221,7 @@ def _classify(
     chain: frozenset[str],
     include: Sequence[str],
     exclude: Sequence[str],
+    stat_files: bool = True,
 ) -> tuple[str, str, frozenset[str]] | None:
     """Fill in ``row``'s status (or leave it empty: read the file); a folder to search is returned."""
     rel = row.rel
@@ -256,20 +270,23 @@ def _classify(
             row.mtime = stat_quiet(target)[1]
             return None
         return (target, rel, chain | {real})
-    try:
-        st = os.stat(target)
-    except OSError as exc:
-        row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
-        return None
-    row.size, row.mtime, row.stamp = st.st_size, st.st_mtime, file_stamp(st)
-    if not stat.S_ISREG(st.st_mode):
-        row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
-        return None
+    stat_now = stat_files or is_link or not _is_regular(entry)
+    if stat_now:
+        try:
+            st = os.stat(target)
+        except OSError as exc:
+            row.status, row.message = STATUS_UNREADABLE, f"could not be examined: {exc}"
+            return None
+        row.size, row.mtime, row.stamp = st.st_size, st.st_mtime, file_stamp(st)
+        if not stat.S_ISREG(st.st_mode):
+            row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
+            return None
     pat = matching_pattern(entry.name, rel, exclude)
     if pat is not None:
         row.status, row.message = STATUS_EXCLUDED, f"excluded by pattern {pat!r}"
-        return None
-    if matching_pattern(entry.name, rel, include) is None:
+    elif matching_pattern(entry.name, rel, include) is None:
         row.status = STATUS_EXCLUDED
         row.message = "not matched by the include patterns " + ", ".join(include)
+    if row.status and not stat_now:  # a row of its own: its size and time as it is now
+        row.size, row.mtime = stat_quiet(target)
     return None

@@ -343,6 +343,28 @@ def test_named_pipe_is_listed_and_not_opened(source: Path) -> None:
     assert "not a regular file" in doc.message
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_file_replaced_by_a_pipe_after_the_listing_is_not_waited_on(source: Path) -> None:
+    # The walk no longer stats files it will open; the open itself must not block on a pipe.
+    victim = source / "news" / "big5.txt"
+
+    def on_report(stage: str, done: int, total: int) -> None:
+        if stage == "read" and done == 0 and victim.is_file():
+            victim.unlink()
+            os.mkfifo(victim)  # listed as a file, a pipe by the time it is opened
+
+    result: list = []
+    worker = threading.Thread(
+        target=lambda: result.append(scan_folder(source, progress=CallbackProgress(on_report, min_interval=0.0))),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), "the scan blocked opening a pipe"
+    doc = by_path(result[0])["news/big5.txt"]
+    assert doc.status == "excluded" and "not a regular file" in doc.message
+
+
 @pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs arbitrary bytes in file names")
 def test_file_name_that_is_not_utf8_is_read_and_checkable(tmp_path: Path) -> None:
     root = tmp_path / "src"
