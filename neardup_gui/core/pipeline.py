@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -218,21 +218,30 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
     method = params.method
     if method == METHOD_MINHASH:
         bands, rows = banding(params)
-        rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress, subset)
-        found = by_method[METHOD_MINHASH] = set()
-        for gi, gj in rep_pairs.tolist():
-            found.update(expand(gi, gj))
-        if params.containment_threshold > 0:
-            if prepared.samples is not None:
-                rep_samples, rate = [prepared.samples[r] for r in reps], 1
-            else:
-                rep_samples, rate = [prepared.hashes[r] for r in reps], params.containment_sample
-            cpairs, proposals.boilerplate_samples = containment_pairs(
-                rep_samples, params.containment_threshold, rate, params.bucket_cap, progress
-            )
-            found = by_method[METHOD_CONTAINMENT] = set()
-            for gi, gj in cpairs.tolist():
+        # The containment index runs on a second thread meanwhile (numpy and a compiled sort: most of
+        # both stages holds no GIL). A cancel or error on either side stops both before returning.
+        pool = ThreadPoolExecutor(1, thread_name_prefix="neardup-containment")
+        try:
+            contained = None
+            if params.containment_threshold > 0:
+                if prepared.samples is not None:
+                    rep_samples, rate = [prepared.samples[r] for r in reps], 1
+                else:
+                    rep_samples, rate = [prepared.hashes[r] for r in reps], params.containment_sample
+                contained = pool.submit(
+                    containment_pairs, rep_samples, params.containment_threshold, rate, params.bucket_cap, progress
+                )
+            rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress, subset)
+            found = by_method[METHOD_MINHASH] = set()
+            for gi, gj in rep_pairs.tolist():
                 found.update(expand(gi, gj))
+            if contained is not None:
+                cpairs, proposals.boilerplate_samples = contained.result()
+                found = by_method[METHOD_CONTAINMENT] = set()
+                for gi, gj in cpairs.tolist():
+                    found.update(expand(gi, gj))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
     elif method == METHOD_JACCARD:
         rep_pairs, _ = bruteforce.all_pairs_jaccard(
             [prepared.hashes[r] for r in reps], params.threshold, containment_threshold=params.containment_threshold, progress=progress

@@ -128,6 +128,42 @@ def test_cancel_raises_and_returns_nothing() -> None:
         screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS, CallbackProgress(cancel_event=event))
 
 
+class _Boom(Exception):
+    pass
+
+
+class _StopInCandidates(CallbackProgress):
+    """In the candidates stage (LSH reports it, on the caller's thread), ``check`` on the
+    containment index's own thread raises ``_Boom``; on the caller's thread it cancels."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(min_interval=0)
+        self.where = where
+        self.in_candidates = False
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        self.in_candidates = stage == "candidates"
+        super().report(stage, done, total)
+
+    def check(self) -> None:
+        name = threading.current_thread().name
+        if self.where == "containment" and name.startswith("neardup-containment"):
+            raise _Boom
+        if self.where == "lsh" and self.in_candidates and name == "MainThread":
+            self.cancel_event.set()
+        super().check()
+
+
+@pytest.mark.parametrize(("where", "raised"), [("containment", _Boom), ("lsh", Cancelled)])
+def test_an_error_or_cancel_during_candidates_stops_both_threads(where: str, raised: type) -> None:
+    rng = random.Random(5)
+    texts = {f"t{i}": _random_text(rng, 600) for i in range(40)}
+    texts["copy"] = texts["t1"][100:500]
+    with pytest.raises(raised):
+        screen(docs_for(texts), texts, ScreenParams(k=5), _StopInCandidates(where))
+    assert not [t for t in threading.enumerate() if t.name.startswith("neardup-containment")]
+
+
 def test_progress_reaches_every_stage_in_order() -> None:
     seen: list[str] = []
     progress = CallbackProgress(lambda stage, done, total: seen.append(stage), min_interval=0)
