@@ -100,10 +100,10 @@ def _child(mode: str, folder: str, limit: int) -> dict:
 
         params = ScreenParams()
         t = time.perf_counter()
-        screen_folder(folder, params, verify_helper=True)  # cold: imports, numba loading, first touch of the files
+        screen_folder(folder, params, verify_helper=True, read_helper=True)  # cold: imports, numba loading, first touch of the files
         out["cold"] = time.perf_counter() - t
         clock = StageClock()
-        outcome = screen_folder(folder, params, progress=clock, verify_helper=True)
+        outcome = screen_folder(folder, params, progress=clock, verify_helper=True, read_helper=True)
         end = time.perf_counter()
         out["engine"] = end - clock.start
         out["stages"] = clock.durations(end)
@@ -121,7 +121,7 @@ def _child(mode: str, folder: str, limit: int) -> dict:
             for label, with_normalized in (("cold", False), ("warm_no_normalized", False), ("warm", True)):
                 t = time.perf_counter()
                 screen_folder(folder, params, out_dir=Path(tmp) / label, with_normalized=with_normalized, use_cache=False,
-                              verify_helper=True)
+                              verify_helper=True, read_helper=True)
                 out[label] = time.perf_counter() - t
             if limit >= 0:  # incremental rescan on a copy with 1 % of the files changed
                 from neardup_gui.io.corpus import SETTLE_NS
@@ -136,7 +136,7 @@ def _child(mode: str, folder: str, limit: int) -> dict:
                 fulls = []
                 for name in ("ws_other", "ws"):
                     t = time.perf_counter()
-                    screen_folder(copy, params, out_dir=Path(tmp) / name, with_normalized=False, verify_helper=True)
+                    screen_folder(copy, params, out_dir=Path(tmp) / name, with_normalized=False, verify_helper=True, read_helper=True)
                     fulls.append(time.perf_counter() - t)
                 ws = Path(tmp) / "ws"
                 out["full_with_cache_write"] = min(fulls)
@@ -148,7 +148,7 @@ def _child(mode: str, folder: str, limit: int) -> dict:
                         shutil.copy2(Path(tmp) / "prepare.npz", ws / "cache" / "prepare.npz")  # the same start
                         t = time.perf_counter()
                         again = screen_folder(copy, params, out_dir=ws, with_normalized=False, reread=reread,
-                                              verify_helper=True)
+                                              verify_helper=True, read_helper=True)
                         times.append(time.perf_counter() - t)
                     out[key] = min(times)
                 out["rescan_reused"] = again.run.counts.get("prepared_from_cache", 0)

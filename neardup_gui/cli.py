@@ -221,6 +221,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 use_cache=not args.no_cache,
                 reread=args.reread,
                 verify_helper=True,
+                read_helper=True,
                 **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:

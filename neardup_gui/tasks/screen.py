@@ -117,6 +117,7 @@ def screen_folder(
     use_cache: bool = True,
     reread: bool = False,
     verify_helper: bool = False,
+    read_helper: bool = False,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -143,6 +144,9 @@ def screen_folder(
             spawned helper process. Off by default: a spawned process imports the caller's main
             module again, so only programs whose main module is guarded (``if __name__ ==
             "__main__"``), as the CLI and the window are, may turn it on.
+        read_helper: From ``io.corpus.READ_HELPER_MIN_FILES`` files to read, on two or more
+            cores, a spawned process reads a share of the files (``scan_folder(read_helper=...)``;
+            the same results). Off by default for the same reason as ``verify_helper``.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -176,6 +180,7 @@ def screen_folder(
             extract_options=extract_options,
             progress=progress,
             known=known,
+            read_helper=read_helper,
         )
         del known
         cache, previous = cached.result() if cached is not None else (None, None)

@@ -1,0 +1,137 @@
+"""The reading helper process (``scan_folder(read_helper=True)``): a spawned process reads a share of
+the files of a large folder. These tests lower the file threshold and the chunk size so that a
+small folder of every kind of file is split between the two processes."""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.io import corpus as corpus_mod
+from neardup_gui.io.corpus import _pack_chunk, _ReadResult, _unpack_chunk, scan_folder
+
+from test_corpus import CASES, write_tree
+
+
+@pytest.fixture()
+def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every case of test_corpus (statuses, encodings, excluded files) six times over, read in
+    chunks of three files with a helper from two files on."""
+    root = tmp_path / "many"
+    files = {}
+    for copy in range(6):
+        for rel, case in CASES.items():
+            files[f"part{copy}/{rel}"] = case[0]
+    # Texts the pipe must carry exactly: characters outside the BMP, a lone surrogate is not
+    # possible in a decoded file, but combining marks and NUL-free control-like text are.
+    files["astral.txt"] = "𠀀𠀁 古籍用字 🙂 e\u0301".encode()
+    write_tree(root, files)
+    monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", 2)
+    monkeypatch.setattr(corpus_mod, "_HELPER_CHUNK", 3)
+    monkeypatch.setattr(corpus_mod, "_cores", lambda: 2)
+    return root
+
+
+class HelperFirst:
+    """Patches this process's reading so that it waits, at its first file, until the helper has
+    claimed two chunks: the helper then surely reads a share however slowly it starts. Records the
+    files read here (the helper, a fresh interpreter, is not patched)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.read_here: list[str] = []
+        self.counter = None
+        real_claim, real_read = corpus_mod._claim, corpus_mod._read_file
+
+        def claim(counter) -> int:
+            self.counter = counter
+            return real_claim(counter)
+
+        def read(path, name, how):
+            if not self.read_here and self.counter is not None:
+                deadline = time.monotonic() + 60
+                while self.counter.value < 3 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            self.read_here.append(path)
+            return real_read(path, name, how)
+
+        monkeypatch.setattr(corpus_mod, "_claim", claim)
+        monkeypatch.setattr(corpus_mod, "_read_file", read)
+
+
+def _no_helper_left() -> bool:
+    return not [p for p in multiprocessing.active_children() if p.name == "neardup-read-helper"]
+
+
+def test_the_helper_gives_the_same_manifest_and_texts(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = scan_folder(many)
+    here = HelperFirst(monkeypatch)
+    shared = scan_folder(many, read_helper=True)
+    assert 0 < len(here.read_here) < sum(1 for d in shared.documents if d.status != "excluded")
+    assert shared.documents == alone.documents
+    assert dict(shared.texts) == dict(alone.texts)
+    assert shared.settled_stamps() == alone.settled_stamps()
+    assert {d.status for d in shared.documents} >= {"ok", "empty", "binary", "undecodable", "excluded"}
+    assert _no_helper_left()
+
+
+def test_below_the_threshold_no_helper_is_started(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", 10_000)
+    started: list[object] = []
+    monkeypatch.setattr(corpus_mod, "_read_with_helper", lambda *a: started.append(a))
+    scan_folder(many, read_helper=True)
+    assert not started
+
+
+def dies_after_two_chunks(paths, names, size, max_bytes, options, counter, out) -> None:
+    """A helper (run in the spawned process) that claims two chunks, sends the first and dies."""
+    files = list(zip(paths.split("\0"), names.split("\0")))
+    how = corpus_mod._How(max_bytes, options)
+    first, _second = corpus_mod._claim(counter), corpus_mod._claim(counter)
+    out.put((first, *_pack_chunk([corpus_mod._read_file(p, n, how) for p, n in files[first * size : (first + 1) * size]])))
+    out.close()
+    out.join_thread()  # the chunk is in the pipe
+    os._exit(3)
+
+
+def test_a_helper_that_dies_leaves_its_files_to_this_process(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = scan_folder(many)
+    here = HelperFirst(monkeypatch)  # waits until the helper has claimed its two chunks
+    monkeypatch.setattr(
+        corpus_mod, "_read_with_helper",
+        functools.partial(corpus_mod._read_with_helper, target=dies_after_two_chunks),
+    )  # fmt: skip
+    shared = scan_folder(many, read_helper=True)
+    assert shared.documents == alone.documents
+    assert dict(shared.texts) == dict(alone.texts)
+    total = sum(1 for d in shared.documents if d.status != "excluded")
+    assert len(here.read_here) == total - 3  # all but the one chunk the helper sent
+    assert _no_helper_left()
+
+
+def test_a_cancel_while_reading_stops_the_helper(many: Path) -> None:
+    cancel = threading.Event()
+
+    def cancel_soon(stage: str, done: int, total: int) -> None:
+        if stage == "read" and done > 0:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        scan_folder(many, read_helper=True, progress=CallbackProgress(cancel_soon, cancel, min_interval=0.0))
+    assert _no_helper_left()
+
+
+def test_chunks_cross_the_pipe_unchanged() -> None:
+    texts = ["普通文本", "", "𠀀 astral 🙂", "lone \udc80 surrogate from a lenient decode", "a\u0000b"]
+    results = [
+        _ReadResult("ok", "", len(t), 1.5, "ab" * 32, "utf-8", len(t), t, "text", (1, 2, 3, 4, 5)) for t in texts
+    ]
+    results.insert(2, _ReadResult("binary", "binary data: PNG", 10, 2.0, "cd" * 32, stamp=None))
+    rows, wire = _pack_chunk(results)
+    assert _unpack_chunk(rows, wire) == results
