@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import queue
 import stat
+import sys
 import threading
 import time
 from collections import Counter
@@ -863,8 +864,13 @@ def read_document_text(root: Path | str, doc: Document) -> str:
     plain = doc.extractor in ("", PLAIN_TEXT)
     if not doc.sha256 or (plain and not doc.encoding) or (not plain and not doc.chars):
         raise CorpusError(f"{doc.path} has no text to read (status {doc.status})")
-    with os.fdopen(_open_read_only(str(fs_path(Path(root), doc.path))), "rb") as fh:
-        data = fh.read()
+    # A plain join unless the path shows escaped bytes (verification reads thousands of these).
+    path = os.path.join(root, doc.path) if "\\x" not in doc.path else str(fs_path(Path(root), doc.path))
+    fd = _open_read_only(path)
+    try:
+        data = _read_fd(fd, os.fstat(fd).st_size, sys.maxsize - 1)
+    finally:
+        os.close(fd)
     if hashlib.sha256(data).hexdigest() != doc.sha256:
         raise CorpusError(f"{doc.path} changed since it was scanned (SHA-256 differs)")
     if plain:
