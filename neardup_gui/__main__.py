@@ -2,5 +2,5 @@
 
 from neardup_gui.app import main
 
-if __name__ == "__main__":  # not when a helper process imports it (``core.helper``)
+if __name__ == "__main__":  # not when a helper process imports it (``core.helper``, ``io.corpus``)
     raise SystemExit(main())
