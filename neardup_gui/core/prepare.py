@@ -502,8 +502,7 @@ class _Preparer:
         norm = norm[: nb[-1]]
         cps_list = [norm[nb[i] : nb[i + 1]] for i in range(n)]
         counts = [wb[i + 1] - wb[i] for i in range(n)]
-        # np.sort (released GIL, vectorized) sorts these sets faster than a compiled sort.
-        hash_list = [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(n)] if full else []
+        hash_list = _sets_of(kernel, windows[: wb[-1]].copy(), win_bounds) if full else []
         out = _Batch(
             keys,
             [exact.normalized_digest(c) if m else b"" for c, m in zip(cps_list, counts)],
@@ -570,8 +569,17 @@ def _compiled_sets(kernels, texts: list[str], k: int, options: NormalizeOptions)
     win_bounds = np.empty(len(texts) + 1, dtype=np.int64)
     kernels.window_batch(cps, bounds, values, given, k, sh.window_base(k), np.empty(cps.size, dtype=np.uint32),
                          windows, win_bounds)  # fmt: skip
-    wb = win_bounds.tolist()
-    return [sh.sorted_unique(windows[wb[i] : wb[i + 1]]) for i in range(len(texts))]
+    return _sets_of(kernels, windows, win_bounds)
+
+
+def _sets_of(kernels, windows: np.ndarray, win_bounds: np.ndarray) -> list[np.ndarray]:
+    """Each document's sorted set from its window hashes (``windows`` is reused for them), as
+    views of one compact copy."""
+    set_bounds = np.empty_like(win_bounds)
+    kernels.sorted_sets(windows, win_bounds, set_bounds)
+    sb = set_bounds.tolist()
+    sets = windows[: sb[-1]].copy()
+    return [sets[sb[i] : sb[i + 1]] for i in range(len(sb) - 1)]
 
 
 def _assemble(
@@ -782,6 +790,7 @@ def load_compiled() -> bool:
         texts = ["预热一下编译好的代码。", "Warm-up text, e\u0301 ㎡."]
         work._work_compiled([0, 1], texts, True, None)
         work._work_compiled([0, 1], texts, False, work._boiler)
+        _compiled_sets(work.kernels, texts, work.params.k, work.params.normalize)  # verification's sets
     finally:
         work.close()
     return True

@@ -145,3 +145,28 @@ def test_sets_recomputed_for_verification_equal_the_numpy_ones_once_the_kernels_
         expected = sh.shingle_sets(normalize_batch([texts[d] for d in ids], params.normalize), params.k)
         assert all(np.array_equal(x, y) for x, y in zip(lazy, expected))
     assert "neardup_gui.core._prepkernel" in sys.modules
+
+
+def test_the_sorted_set_kernel_equals_numpy_unique_on_awkward_inputs() -> None:
+    """``sorted_sets`` buckets hashes by their top bits: inputs that are not uniform (repeats, one
+    crowded bucket, extreme values) and sizes at the edges must still come out sorted and distinct."""
+    from neardup_gui.core import _prepkernel
+
+    rng = np.random.default_rng(11)
+    docs = [rng.integers(0, 2**64, int(n), dtype=np.uint64) for n in rng.integers(0, 2500, 200)]
+    docs += [
+        np.zeros(0, dtype=np.uint64),
+        np.array([5], dtype=np.uint64),
+        np.repeat(rng.integers(0, 2**64, 3, dtype=np.uint64), 500),  # one window repeated
+        rng.integers(0, 2**20, 1800, dtype=np.uint64),  # all in the lowest bucket
+        np.full(700, 2**64 - 1, dtype=np.uint64),
+        np.arange(1024, dtype=np.uint64)[::-1] << np.uint64(40),  # descending, crowded buckets
+        np.array([2**64 - 1, 0, 2**63, 2**63 - 1, 0], dtype=np.uint64),
+    ]
+    bounds = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([d.size for d in docs], out=bounds[1:])
+    windows = np.concatenate(docs)
+    out_bounds = np.empty_like(bounds)
+    _prepkernel.sorted_sets(windows, bounds, out_bounds)
+    for i, doc in enumerate(docs):
+        assert np.array_equal(windows[out_bounds[i] : out_bounds[i + 1]], np.unique(doc)), i
