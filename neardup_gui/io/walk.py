@@ -73,6 +73,15 @@ def matching_pattern(name: str, relpath: str, patterns: Sequence[str]) -> str | 
     return None
 
 
+def matches_any(name: str, relpath: str, patterns: Sequence[str]) -> bool:
+    """Whether some pattern matches the file name or the relative path (``matching_pattern``
+    without naming it: one regular expression call for most files)."""
+    if not patterns:
+        return False
+    any_of = _compiled_patterns(tuple(patterns))[0]
+    return any_of(name.lower()) is not None or any_of(relpath.lower()) is not None
+
+
 @functools.lru_cache(maxsize=64)
 def _compiled_patterns(patterns: tuple[str, ...]) -> tuple[Callable[[str], object], list[tuple[str, Callable[[str], object]]]]:
     """One regular expression for "any of them" (one call per path instead of one per pattern),
@@ -281,10 +290,10 @@ def _classify(
         if not stat.S_ISREG(st.st_mode):
             row.status, row.message = STATUS_EXCLUDED, "not a regular file (device, pipe or socket)"
             return None
-    pat = matching_pattern(entry.name, rel, exclude)
+    pat = matching_pattern(entry.name, rel, exclude) if exclude else None
     if pat is not None:
         row.status, row.message = STATUS_EXCLUDED, f"excluded by pattern {pat!r}"
-    elif matching_pattern(entry.name, rel, include) is None:
+    elif not matches_any(entry.name, rel, include):
         row.status = STATUS_EXCLUDED
         row.message = "not matched by the include patterns " + ", ".join(include)
     if row.status and not stat_now:  # a row of its own: its size and time as it is now
