@@ -23,6 +23,7 @@ import numpy as np
 
 from neardup_gui import __version__
 from neardup_gui.core import helper as helper_mod
+from neardup_gui.core.memory import pauses_cycle_collector
 from neardup_gui.core.pipeline import PairMemo, screen
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
@@ -106,6 +107,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
+@pauses_cycle_collector
 def screen_folder(
     source: Path | str,
     params: ScreenParams | None = None,
@@ -120,6 +122,9 @@ def screen_folder(
     read_helper: bool = False,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
+
+    Python's cyclic garbage collector is paused meanwhile (``core.memory``): its full collections
+    over the screen's millions of objects cost 1.5-2 s at 100,000 files.
 
     Args:
         source: The folder to screen; never written to.

@@ -29,3 +29,31 @@ def test_memory_freed_in_many_small_arrays_is_returned_to_the_system() -> None:
     after = _resident_mb()
     assert before - after > 300, (before, after)
     assert all(a.sum() == 1500 for a in kept)
+
+
+def test_the_cycle_collector_is_paused_inside_and_restored_after_even_on_error() -> None:
+    import gc
+
+    from neardup_gui.core.memory import cycle_collector_paused, pauses_cycle_collector
+
+    seen: list[bool] = []
+
+    @pauses_cycle_collector
+    def work(fail: bool) -> int:
+        seen.append(gc.isenabled())
+        if fail:
+            raise RuntimeError("boom")
+        return 7
+
+    assert gc.isenabled()
+    assert work(False) == 7
+    with pytest.raises(RuntimeError):
+        work(True)
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        with cycle_collector_paused():
+            pass
+        assert not gc.isenabled(), "a caller that had paused it must find it paused"
+    finally:
+        gc.enable()

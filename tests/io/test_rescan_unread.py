@@ -223,3 +223,18 @@ def test_after_the_run_files_read_are_stated_and_rehashed_only_when_their_stamp_
     # opened once to be read (the empty file too), and again after the run only with reread
     assert set(counts["False"]) == {1}
     assert set(counts["True"]) == {2}
+
+
+def test_a_screen_runs_without_the_cycle_collector_and_restores_it(tmp_path: Path) -> None:
+    import gc
+
+    from neardup_gui.core.progress import CallbackProgress
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(3):
+        (source / f"{i}.txt").write_text("同一段新闻稿的正文内容。" * 20 + str(i), encoding="utf-8")
+    during: list[bool] = []
+    screen_folder(source, progress=CallbackProgress(lambda *_: during.append(gc.isenabled()), min_interval=0))
+    assert during and not any(during)
+    assert gc.isenabled()
