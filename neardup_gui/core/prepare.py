@@ -502,7 +502,9 @@ class _Preparer:
         norm = norm[: nb[-1]]
         cps_list = [norm[nb[i] : nb[i + 1]] for i in range(n)]
         counts = [wb[i + 1] - wb[i] for i in range(n)]
-        hash_list = _sets_of(kernel, windows[: wb[-1]].copy(), win_bounds) if full else []
+        hash_list: list[np.ndarray] = []
+        if full:  # sorted in place: on a copy when find_hits below still needs the window hashes
+            hash_list = _sets_of(kernel, windows if boiler is None else windows[: wb[-1]].copy(), win_bounds)
         out = _Batch(
             keys,
             [exact.normalized_digest(c) if m else b"" for c, m in zip(cps_list, counts)],

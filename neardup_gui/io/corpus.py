@@ -493,8 +493,9 @@ def _claim(counter) -> int:
     return c
 
 
-def _chunk_of(files: Sequence[tuple[str, str]], c: int, size: int) -> Sequence[tuple[str, str]]:
-    return files[c * size : (c + 1) * size]
+def _read_chunk(files: Sequence[tuple[str, str]], c: int, size: int, how: _How) -> list[_ReadResult]:
+    """Read chunk ``c`` (``size`` files) of ``files``."""
+    return [_read_file(path, name, how) for path, name in files[c * size : (c + 1) * size]]
 
 
 # A chunk's texts cross the pipe as one UTF-32 string (surrogatepass: every code point exactly,
@@ -532,7 +533,7 @@ def _helper_reads(paths: str, names: str, size: int, max_bytes: int, options: Ex
     how = _How(max_bytes, options)
     chunks = -(-len(files) // size)
     while (c := _claim(counter)) < chunks:
-        out.put((c, *_pack_chunk([_read_file(path, name, how) for path, name in _chunk_of(files, c, size)])))
+        out.put((c, *_pack_chunk(_read_chunk(files, c, size, how))))
     out.put(None)
 
 
@@ -569,21 +570,22 @@ def _read_with_helper(
     done = 0
     finished = False
 
+    def got(c: int, part: list[_ReadResult]) -> None:
+        nonlocal done
+        results[c] = part
+        done += len(part)
+
     def take(item) -> None:
-        nonlocal done, finished
+        nonlocal finished
         if item is None:
             finished = True
         else:
-            c, rows, wire = item
-            results[c] = _unpack_chunk(rows, wire)
-            done += len(rows)
+            got(item[0], _unpack_chunk(item[1], item[2]))
 
     try:
         while (c := _claim(counter)) < chunks:
             progress.check()
-            part = [_read_file(path, name, how) for path, name in _chunk_of(files, c, size)]
-            results[c] = part
-            done += len(part)
+            got(c, _read_chunk(files, c, size, how))
             while not finished:  # what the helper has sent meanwhile (its pipe must not fill up)
                 try:
                     take(out.get_nowait())
@@ -608,9 +610,7 @@ def _read_with_helper(
         for c in range(chunks):  # chunks a helper that failed had claimed
             if results[c] is None:
                 progress.check()
-                part = [_read_file(path, name, how) for path, name in _chunk_of(files, c, size)]
-                results[c] = part
-                done += len(part)
+                got(c, _read_chunk(files, c, size, how))
                 progress.report("read", done, total)
     finally:
         try:

@@ -61,13 +61,10 @@ def make_doc_id(relpath: str) -> str:
 
 def matching_pattern(name: str, relpath: str, patterns: Sequence[str]) -> str | None:
     """First pattern matching the file name or the relative path (case-insensitive), or None."""
-    if not patterns:
+    if not matches_any(name, relpath, patterns):
         return None
-    any_of, each = _compiled_patterns(tuple(patterns))
     lname, lrel = name.lower(), relpath.lower()
-    if any_of(lname) is None and any_of(lrel) is None:
-        return None
-    for pat, match in each:
+    for pat, match in _compiled_patterns(tuple(patterns))[1]:
         if match(lname) is not None or match(lrel) is not None:
             return pat
     return None

@@ -12,7 +12,7 @@ Measured on 10,000 files, the longest stalls of the event loop (150-220 ms, grow
 were Python's full cyclic garbage collections scanning the engine's millions of live objects. A run
 therefore pauses the cyclic collector (reference counting still frees everything acyclic) and, at
 the end, moves the surviving objects (the outcome) to the permanent generation (``gc.freeze``) so
-later collections in the GUI thread do not scan them either (``PausedCycleCollector``).
+later collections in the GUI thread do not scan them either (``paused_cycle_collector``).
 Imports PySide6 and ``neardup_gui.tasks`` / ``neardup_gui.core`` only.
 """
 
@@ -22,12 +22,15 @@ import gc
 import logging
 import threading
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
 
 from neardup_gui import tasks
 from neardup_gui.core.diffspans import pair_diff
+from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
@@ -36,22 +39,18 @@ log = logging.getLogger(__name__)
 PROGRESS_INTERVAL = 0.15  # seconds between progress signals: a few updates a second
 
 
-class PausedCycleCollector:
-    """Context manager: no automatic cyclic garbage collection inside; survivors frozen on exit.
+@contextmanager
+def paused_cycle_collector() -> Iterator[None]:
+    """``core.memory.cycle_collector_paused``, with the survivors frozen on exit.
 
     Cycles created inside are not collected later (frozen): a screen makes few (no object graph of
     the engine is cyclic), and a full collection of its objects would stall the window instead.
     """
-
-    def __enter__(self) -> PausedCycleCollector:
-        self._was_enabled = gc.isenabled()
-        gc.disable()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        gc.freeze()
-        if self._was_enabled:
-            gc.enable()
+    with cycle_collector_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 class ScreenWorker(QObject):
@@ -88,7 +87,7 @@ class ScreenWorker(QObject):
     def run(self) -> None:
         progress = CallbackProgress(self._report, self._cancel, min_interval=PROGRESS_INTERVAL)
         try:
-            with PausedCycleCollector():
+            with paused_cycle_collector():
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
                     with_normalized=self.with_normalized, reread=self.reread, read_helper=True,

@@ -37,7 +37,7 @@ from neardup_gui.io.session import ReviewSession
 from neardup_gui.ui import i18n
 from neardup_gui.ui.export_dialog import ExportDialog
 from neardup_gui.ui.result_handoff import PreparedResult, prepare_result
-from neardup_gui.ui.worker import PausedCycleCollector
+from neardup_gui.ui.worker import paused_cycle_collector
 
 if TYPE_CHECKING:
     from neardup_gui.ui.main_window import MainWindow
@@ -85,7 +85,7 @@ def load_workspace(folder: Path, progress: Progress) -> tasks.ScreenOutcome:
 def _load_prepared(folder: Path, progress: Progress) -> PreparedResult:
     """``load_workspace`` + ``prepare_result`` with the cyclic collector paused: loading 100,000
     rows otherwise sets off full collections that hold the GIL (and stall the window) for ~0.5 s."""
-    with PausedCycleCollector():
+    with paused_cycle_collector():
         return prepare_result(load_workspace(folder, progress), progress)
 
 
