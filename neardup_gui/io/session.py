@@ -17,6 +17,14 @@ Schema (``PRAGMA user_version`` = ``SCHEMA_VERSION``): ``meta``, ``runs`` (``Run
 JSON), ``documents`` and ``candidates`` per run (nested parts of a candidate as JSON),
 ``decisions``, ``arbitrations`` (with a UTC sort key), ``thresholds``, ``ui_state``.
 
+Manifests are stored as differences: a run whose manifest differs from the last complete one
+(``runs.manifest_base``) in at most ``DELTA_SHARE`` of its rows stores only the rows that differ,
+plus the ids of the base's documents it no longer has (``removed_documents``); otherwise it stores
+every row and becomes the base of the runs after it. A rescan of 100,000 files with 1 % changed thus
+adds ~1,000 rows instead of 100,000 (~35 MB a run otherwise). Reading a run's manifest puts the
+two together; the result is the same as if every row had been stored. Sessions of schema 1 (every
+manifest whole) are upgraded in place when opened for writing, and read as they are.
+
 Opening a workspace's session (``OUTDIR/session.sqlite``) for writing also settles the output
 files a killed screen left half-published (``neardup_gui.io.outputs.settle_pending``), so the
 files beside the session always belong to its latest run.
@@ -31,7 +39,9 @@ Imports only the standard library and ``neardup_gui.core`` (never Qt).
 from __future__ import annotations
 
 import getpass
+import hashlib
 import json
+import marshal
 import os
 import socket
 import sqlite3
@@ -40,7 +50,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields, replace
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +79,7 @@ from neardup_gui.core.review import (
 
 __all__ = [
     "RETAINED_CHOICES",
+    "DELTA_SHARE",
     "SCHEMA_VERSION",
     "SESSION_FILENAME",
     "UI_SELECTED_PAIR",
@@ -84,19 +95,23 @@ __all__ = [
 ]
 
 SESSION_FILENAME = "session.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# A run stores its whole manifest again once more than this share of its rows differ from the base's.
+DELTA_SHARE = 0.25
 UI_SELECTED_PAIR = "selected_pair"  # value: "left_doc_id\tright_doc_id"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL UNIQUE,
     source TEXT NOT NULL, started TEXT NOT NULL, finished TEXT NOT NULL,
-    record_json TEXT NOT NULL, recorded_at TEXT NOT NULL);
+    record_json TEXT NOT NULL, recorded_at TEXT NOT NULL, manifest_base TEXT);
 CREATE TABLE documents (run_id TEXT NOT NULL REFERENCES runs(run_id), doc_id TEXT NOT NULL,
     source_id TEXT NOT NULL, version TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
     mtime REAL NOT NULL, sha256 TEXT NOT NULL, encoding TEXT NOT NULL, chars INTEGER NOT NULL,
-    status TEXT NOT NULL, message TEXT NOT NULL, extractor TEXT NOT NULL,
-    PRIMARY KEY (run_id, doc_id));
+    status TEXT NOT NULL, message TEXT NOT NULL, extractor TEXT NOT NULL, row_digest BLOB,
+    PRIMARY KEY (run_id, doc_id)) WITHOUT ROWID;
+CREATE TABLE removed_documents (run_id TEXT NOT NULL REFERENCES runs(run_id),
+    doc_id TEXT NOT NULL, PRIMARY KEY (run_id, doc_id));
 CREATE TABLE candidates (run_id TEXT NOT NULL REFERENCES runs(run_id), ord INTEGER NOT NULL,
     left_id TEXT NOT NULL, right_id TEXT NOT NULL, methods TEXT NOT NULL, jaccard REAL NOT NULL,
     containment_left REAL NOT NULL, containment_right REAL NOT NULL, minhash_estimate REAL,
@@ -121,6 +136,21 @@ CREATE TABLE thresholds (run_id TEXT NOT NULL, ord INTEGER NOT NULL, row_json TE
     PRIMARY KEY (run_id, ord));
 CREATE TABLE ui_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Schema 1 -> 2: manifests as differences from a complete one (old runs keep theirs whole).
+# The documents table is rebuilt keyed by (run_id, doc_id) alone (a run's rows side by side).
+_UPGRADE_1 = (
+    """
+ALTER TABLE runs ADD COLUMN manifest_base TEXT;
+CREATE TABLE removed_documents (run_id TEXT NOT NULL REFERENCES runs(run_id),
+    doc_id TEXT NOT NULL, PRIMARY KEY (run_id, doc_id));
+ALTER TABLE documents RENAME TO documents_1;
+"""
+    + _SCHEMA[_SCHEMA.index("CREATE TABLE documents") : _SCHEMA.index("CREATE TABLE removed_documents")]
+    + """
+INSERT INTO documents SELECT *, NULL FROM documents_1;
+DROP TABLE documents_1;
+"""
+)
 # History is append-only, whoever writes to the file.
 _SCHEMA += "".join(
     f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table} "
@@ -140,6 +170,28 @@ _ARB_FIELDS = [f.name for f in fields(Arbitration)]
 
 def _columns(names: Iterable[str]) -> str:
     return ", ".join(_COLUMN.get(n, n) for n in names)
+
+
+def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
+    """128-bit digests of manifest rows' values: equal rows, equal digests. (``marshal`` format 2
+    writes values only, never references to objects seen before as ``pickle`` does, so its bytes
+    depend on the values alone.)"""
+    blake, dumps = hashlib.blake2b, marshal.dumps
+    return [blake(dumps(v, 2), digest_size=16).digest() for v in values]
+
+
+def _manifest_sql(columns: str, ids: int = 0) -> str:
+    """A run's manifest rows (``columns`` of ``d``): parameters ``(run_id, manifest base or None,
+    *doc_ids)``, ``ids`` doc_ids restricting the rows when given. The run's own rows, then the
+    base's rows it neither replaced nor removed (none when the base is None: a complete
+    manifest)."""
+    where = f" AND d.doc_id IN ({', '.join(f'?{i + 3}' for i in range(ids))})" if ids else ""
+    return (
+        f"SELECT {columns} FROM documents AS d WHERE d.run_id = ?1{where} "
+        f"UNION ALL SELECT {columns} FROM documents AS d WHERE d.run_id = ?2{where} "
+        "AND NOT EXISTS (SELECT 1 FROM documents AS x WHERE x.run_id = ?1 AND x.doc_id = d.doc_id) "
+        "AND NOT EXISTS (SELECT 1 FROM removed_documents AS r WHERE r.run_id = ?1 AND r.doc_id = d.doc_id)"
+    )
 
 
 class SessionInUseError(RuntimeError):
@@ -229,6 +281,7 @@ class ReviewSession:
         self._conn: sqlite3.Connection | None = conn
         self._lock_handle = lock_handle
         self._mutex = threading.RLock()
+        self._schema = SCHEMA_VERSION
 
     # -- opening and closing ---------------------------------------------------------------
     @classmethod
@@ -320,11 +373,20 @@ class ReviewSession:
     def _prepare_schema(self) -> None:
         assert self._conn is not None
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        self._schema = version
         if version == SCHEMA_VERSION:
             return
         if version > SCHEMA_VERSION:
             raise SessionVersionError(f"{self.path} was written by a newer neardup (schema {version}); "
                                f"this version reads schema {SCHEMA_VERSION} or older")  # fmt: skip
+        if version == 1:
+            if not self.read_only:  # read-only, schema 1 is read as it is (every manifest whole)
+                with self._mutex:
+                    self._conn.executescript(
+                        "BEGIN IMMEDIATE;" + _UPGRADE_1 + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                    )
+                self._schema = SCHEMA_VERSION
+            return
         if self.read_only or version != 0:
             raise SessionVersionError(f"{self.path} is not a review session this version can open")
         with self._mutex:
@@ -335,6 +397,7 @@ class ReviewSession:
                 + "), ('created_at', " + _sql_text(now_iso()) + ");"
                 + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
             )  # fmt: skip
+        self._schema = SCHEMA_VERSION
 
     def close(self) -> None:
         """Close the database and release the writer lock. Safe to call twice."""
@@ -389,6 +452,10 @@ class ReviewSession:
     ) -> str:
         """Store a finished screen: its record, manifest and candidates, in one transaction.
 
+        The manifest is stored as its differences from the last complete one when at most
+        ``DELTA_SHARE`` of its rows differ (see the module notes); ``documents`` reads it back
+        whole either way.
+
         Returns:
             The run id.
 
@@ -398,16 +465,21 @@ class ReviewSession:
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run.run_id,)).fetchone():
                 raise ValueError(f"run {run.run_id!r} is already in the session")
+            base, rows, removed = self._manifest_delta(conn, run.run_id, list(map(_doc_values, documents)))
             conn.execute(
-                "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (run.run_id, run.source, run.started, run.finished,
-                 json.dumps(run.to_dict(), ensure_ascii=False), now_iso()),
+                 json.dumps(run.to_dict(), ensure_ascii=False), now_iso(), base),
             )  # fmt: skip
             conn.executemany(
-                f"INSERT INTO documents (run_id, {_columns(_DOC_FIELDS)}) "
-                f"VALUES (?{', ?' * len(_DOC_FIELDS)})",
-                ((run.run_id, *_doc_values(d)) for d in documents),
+                f"INSERT INTO documents (run_id, {_columns(_DOC_FIELDS)}, row_digest) "
+                f"VALUES (?{', ?' * len(_DOC_FIELDS)}, ?)",
+                rows,
+            )
+            conn.executemany(
+                "INSERT INTO removed_documents (run_id, doc_id) VALUES (?, ?)",
+                ((run.run_id, doc_id) for doc_id in removed),
             )
             conn.executemany(
                 f"INSERT INTO candidates (run_id, ord, {_columns(_CAND_FIELDS)}) "
@@ -415,6 +487,47 @@ class ReviewSession:
                 _candidate_rows(run.run_id, candidates),
             )
         return run.run_id
+
+    @staticmethod
+    def _manifest_delta(
+        conn: sqlite3.Connection, run_id: str, values: list[tuple[Any, ...]]
+    ) -> tuple[str | None, list[tuple[Any, ...]], list[str]]:
+        """(base, rows to store, doc_ids removed) for a new run's manifest (``values``: each
+        document's values, doc_id first): against the latest complete manifest when at most
+        ``DELTA_SHARE`` of the rows differ, else (None, every row, []). Rows are compared by their
+        digests (reading 100,000 of them costs a tenth of reading the rows); the rows to store
+        are (run_id, *values, digest), in key order (appended to the table, not inserted)."""
+        digests = _row_digests(values)
+        picked = range(len(values))
+        base = None
+        removed: list[str] = []
+        latest = conn.execute("SELECT run_id, manifest_base FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
+        if latest is not None and values:
+            cursor = conn.cursor()
+            cursor.row_factory = None
+            stored = dict(cursor.execute("SELECT doc_id, row_digest FROM documents WHERE run_id = ?",
+                                         (latest[1] or latest[0],)))  # fmt: skip
+            get = stored.get
+            changed = [i for i, (v, d) in enumerate(zip(values, digests)) if get(v[0]) != d]
+            limit = DELTA_SHARE * len(values)
+            if len(changed) <= limit:
+                gone = stored.keys() - {v[0] for v in values}
+                if len(changed) + len(gone) <= limit:
+                    base, picked, removed = latest[1] or latest[0], changed, sorted(gone)
+        rows = [(run_id, *values[i], digests[i]) for i in picked]
+        rows.sort(key=itemgetter(1))
+        return base, rows, removed
+
+    def _manifest(self, columns: str, run_id: str | None, doc_ids: Sequence[str] = (), order: str = "") -> list[sqlite3.Row]:
+        """``columns`` of a run's manifest rows (of ``doc_ids`` only, when given), put together
+        from the run's rows and its base's (see the module notes)."""
+        order_by = f" ORDER BY {order}" if order else ""
+        if self._schema < 2:  # schema 1 (read-only): every manifest is whole
+            where = f" AND doc_id IN ({', '.join('?' * len(doc_ids))})" if doc_ids else ""
+            return self._query(f"SELECT {columns} FROM documents WHERE run_id = ?{where}{order_by}", (run_id, *doc_ids))
+        base = self._query("SELECT manifest_base FROM runs WHERE run_id = ?", (run_id,))
+        sql = _manifest_sql(", ".join(f"d.{c.strip()}" for c in columns.split(",")), len(doc_ids))
+        return self._query(f"SELECT * FROM ({sql}){order_by}", (run_id, base[0][0] if base else None, *doc_ids))
 
     def latest_run_id(self) -> str | None:
         """Id of the most recently recorded run, or None when no run was recorded."""
@@ -435,11 +548,7 @@ class ReviewSession:
 
     def documents(self, run_id: str | None = None) -> list[Document]:
         """The manifest of a run (default: the latest), ordered by path."""
-        rows = self._query(
-            f"SELECT {_columns(_DOC_FIELDS)} FROM documents WHERE run_id = ? ORDER BY path",
-            (self._resolve_run(run_id),),
-        )
-        return [Document(*r) for r in rows]
+        return [Document(*r) for r in self._manifest(_columns(_DOC_FIELDS), self._resolve_run(run_id), order="path")]
 
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
@@ -450,10 +559,7 @@ class ReviewSession:
 
     def _shas(self, run_id: str | None, *doc_ids: str) -> dict[str, str]:
         """doc_id -> SHA-256 in a run: of the given documents, or of all when none are given."""
-        sql = "SELECT doc_id, sha256 FROM documents WHERE run_id = ?"
-        if doc_ids:
-            sql += f" AND doc_id IN ({', '.join('?' * len(doc_ids))})"
-        return {r["doc_id"]: r["sha256"] for r in self._query(sql, (run_id, *doc_ids))}
+        return {r[0]: r[1] for r in self._manifest("doc_id, sha256", run_id, doc_ids)}
 
     # -- decisions -------------------------------------------------------------------------------
     def _canonical_pair(self, a: str, b: str) -> tuple[str, str, bool]:
@@ -465,12 +571,7 @@ class ReviewSession:
         )
         if known:
             return (a, b, False) if known[0]["left_id"] == a else (b, a, True)
-        paths = {
-            r["doc_id"]: r["path"]
-            for r in self._query(
-                "SELECT doc_id, path FROM documents WHERE doc_id IN (?, ?) ORDER BY rowid", (a, b)
-            )
-        }
+        paths = {r[0]: r[1] for r in self._manifest("doc_id, path", self.latest_run_id(), (a, b))}
         return (a, b, False) if (paths.get(a, a), a) <= (paths.get(b, b), b) else (b, a, True)
 
     def add_decision(self, decision: Decision) -> Decision:

@@ -24,6 +24,7 @@ from neardup_gui.core.records import (
     Segment,
 )
 from neardup_gui.io.session import (
+    DELTA_SHARE,
     SESSION_FILENAME,
     UI_SELECTED_PAIR,
     ReviewSession,
@@ -246,6 +247,106 @@ def test_rescreen_adds_a_run_and_old_decisions_return_marked_stale_when_a_file_c
     assert states[("d-a", "d-b")].status == "keep_both" and not states[("d-a", "d-b")].stale
     assert states[("d-a", "d-c")].status == "valid_revision" and states[("d-a", "d-c")].stale
     assert not session.pair_states("run-1")[("d-a", "d-c")].stale  # against the old files
+
+
+def _archive(n: int, changed: set[int] = frozenset(), gone: set[int] = frozenset(), added: int = 0) -> list[Document]:
+    """A manifest of ``n`` files (``changed`` ones edited, ``gone`` ones deleted) plus ``added`` new ones."""
+    docs = []
+    for i in [*range(n), *range(1000, 1000 + added)]:
+        if i in gone:
+            continue
+        text = f"第{i}号稿件。" + ("修订后加了一句。" if i in changed else "")
+        docs.append(_document(f"archive/{i:04d}.txt", text.encode("utf-8")))
+    return docs
+
+
+def _stored_rows(path: Path, run_id: str) -> tuple[int, int]:
+    with sqlite3.connect(path) as raw:
+        rows = raw.execute("SELECT COUNT(*) FROM documents WHERE run_id = ?", (run_id,)).fetchone()[0]
+        removed = raw.execute("SELECT COUNT(*) FROM removed_documents WHERE run_id = ?", (run_id,)).fetchone()[0]
+    return rows, removed
+
+
+def test_a_rescan_stores_only_the_manifest_rows_that_changed_and_reads_back_whole(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    first = _archive(200)
+    second = _archive(200, changed={3, 150}, gone={7}, added=2)  # 2 edited, 1 deleted, 2 new
+    third = _archive(200, changed={3}, gone={8}, added=1)  # 150 back as it was, 7 back, 8 deleted
+    by_path = lambda docs: sorted(docs, key=lambda d: d.path)  # noqa: E731
+    with ReviewSession.open(path) as s:
+        for run_id, docs in (("run-1", first), ("run-2", second), ("run-3", third)):
+            s.record_run(_run(run_id, tmp_path), docs, [_candidate("d-0003", "d-0004")])
+        s.add_decision(Decision("d-0003", "d-0004", "keep_both", "alice", ""))
+        s.add_decision(Decision("d-0005", "d-0006", "keep_both", "alice", ""))
+    assert _stored_rows(path, "run-1") == (200, 0)
+    assert _stored_rows(path, "run-2") == (4, 1)  # against run-1: 2 edited + 2 new rows, 1 removed
+    assert _stored_rows(path, "run-3") == (2, 1)  # also against run-1, the last whole manifest
+    with ReviewSession.open(path, read_only=True) as s:
+        assert s.documents("run-1") == by_path(first)
+        assert s.documents("run-2") == by_path(second)
+        assert s.documents() == by_path(third)
+        # The decisions were taken on run-3's files: 0003 as edited there, stale against run-1 only.
+        assert not s.pair_states("run-3")[("d-0003", "d-0004")].stale
+        assert s.pair_states("run-1")[("d-0003", "d-0004")].stale
+        assert s.pair_state("d-0005", "d-0006").status == "keep_both"
+        assert not s.pair_state("d-0005", "d-0006").stale
+
+
+def test_a_manifest_that_changed_too_much_is_stored_whole_and_becomes_the_base(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    n = 100
+    many = set(range(int(n * DELTA_SHARE) + 1))
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(n), [])
+        s.record_run(_run("run-2", tmp_path), _archive(n, changed=many), [])
+        s.record_run(_run("run-3", tmp_path), _archive(n, changed=many | {99}), [])
+        s.record_run(_run("run-4", tmp_path), _archive(3), [])  # another folder in the same workspace
+        assert s.documents("run-3") == _archive(n, changed=many | {99})
+        assert s.documents("run-4") == _archive(3)
+    assert _stored_rows(path, "run-2") == (n, 0)
+    assert _stored_rows(path, "run-3") == (1, 0)  # against run-2
+    assert _stored_rows(path, "run-4") == (3, 0)
+
+
+# A session of schema 2 turned into what version 1 of the program wrote: every manifest whole in a
+# rowid table, no digests, no bases.
+_AS_SCHEMA_1 = """
+ALTER TABLE runs DROP COLUMN manifest_base;
+DROP TABLE removed_documents;
+CREATE TABLE documents_1 (run_id TEXT NOT NULL REFERENCES runs(run_id), doc_id TEXT NOT NULL,
+    source_id TEXT NOT NULL, version TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime REAL NOT NULL, sha256 TEXT NOT NULL, encoding TEXT NOT NULL, chars INTEGER NOT NULL,
+    status TEXT NOT NULL, message TEXT NOT NULL, extractor TEXT NOT NULL,
+    PRIMARY KEY (run_id, doc_id));
+INSERT INTO documents_1 SELECT run_id, doc_id, source_id, version, path, size, mtime, sha256, encoding, chars,
+    status, message, extractor FROM documents;
+DROP TABLE documents;
+ALTER TABLE documents_1 RENAME TO documents;
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_schema_1_session_is_read_as_it_is_and_upgraded_when_opened_for_writing(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(50), [])
+        s.add_decision(Decision("d-0001", "d-0002", "keep_both", "alice", ""))
+    with sqlite3.connect(path) as raw:  # as version 1 of the program left it
+        raw.executescript(_AS_SCHEMA_1)
+    with ReviewSession.open(path, read_only=True) as s:
+        assert s.documents() == _archive(50)
+        assert s.pair_state("d-0001", "d-0002").status == "keep_both"
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-2", tmp_path), _archive(50, changed={1}), [])
+        assert s.documents("run-1") == _archive(50)
+        assert s.documents("run-2") == _archive(50, changed={1})
+        assert s.pair_state("d-0001", "d-0002").stale
+        s.record_run(_run("run-3", tmp_path), _archive(50, changed={1, 2}), [])
+        assert s.documents("run-3") == _archive(50, changed={1, 2})
+    assert _stored_rows(path, "run-2") == (50, 0)  # schema 1's rows have no digest to compare
+    assert _stored_rows(path, "run-3") == (1, 0)  # against run-2
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
 
 
 def test_invalid_decisions_are_refused_with_a_reason(session: ReviewSession) -> None:
