@@ -36,7 +36,10 @@ from neardup_gui.io.corpus import KnownFile
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CACHE_FILE", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache", "stage_cache"]
+__all__ = [
+    "CACHE_FILE", "cache_arrays", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache", "stage_arrays",
+    "stage_cache",
+]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
@@ -203,32 +206,48 @@ def stage_cache(
     """``save_cache`` up to its last step: the new cache written (and synced) under a temporary
     name beside the cache's place, which is returned. ``publish_cache`` puts it in place; a caller
     that decides against it deletes it. The current cache stays readable meanwhile."""
+    return stage_arrays(workspace, cache_arrays(cache, memo, versions, known, read_key))
+
+
+def cache_arrays(
+    cache: PrepareCache,
+    memo: PairMemo | None = None,
+    versions: Mapping[str, str] | None = None,
+    known: Mapping[str, KnownFile] | None = None,
+    read_key: str = "",
+) -> dict[str, np.ndarray]:
+    """What ``stage_cache`` writes, made in memory (the part that needs the interpreter: ~0.7 s
+    at 100,000 files; writing it mostly waits for the disk)."""
+    return {
+        "format": np.array(_FORMAT),
+        "key": np.array(cache.key),
+        "shas": np.array(cache.shas, dtype="S64"),
+        "digests": np.array(cache.digests, dtype="S16"),
+        "chars": cache.chars.astype(np.int64),
+        "signatures": cache.signatures,
+        "sample_values": np.concatenate(cache.samples) if cache.samples else np.zeros(0, np.uint64),
+        "sample_offsets": _offsets(cache.samples),
+        "boiler": cache.boiler,
+        "hit_values": np.concatenate(cache.hits) if cache.hits else np.zeros(0, np.int32),
+        "hit_offsets": _offsets(cache.hits),
+        "no_shingles": np.array(sorted(cache.no_shingles), dtype="S64"),
+        "template": cache.template,
+        "template_min_count": np.array(cache.template_min_count),
+        "run_id": np.array(cache.run_id),
+        "pairs_json": _memo_bytes(memo),
+        "versions": np.array(json.dumps(dict(versions or {}), sort_keys=True)),
+        **_known_arrays(known, read_key),
+    }
+
+
+def stage_arrays(workspace: Path | str, arrays: Mapping[str, np.ndarray]) -> Path:
+    """Write ``cache_arrays``' result as ``stage_cache`` does; returns the staged file."""
     path = Path(workspace) / CACHE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=_STAGED_PREFIX, suffix=_STAGED_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez(
-                fh,
-                format=np.array(_FORMAT),
-                key=np.array(cache.key),
-                shas=np.array(cache.shas, dtype="S64"),
-                digests=np.array(cache.digests, dtype="S16"),
-                chars=cache.chars.astype(np.int64),
-                signatures=cache.signatures,
-                sample_values=np.concatenate(cache.samples) if cache.samples else np.zeros(0, np.uint64),
-                sample_offsets=_offsets(cache.samples),
-                boiler=cache.boiler,
-                hit_values=np.concatenate(cache.hits) if cache.hits else np.zeros(0, np.int32),
-                hit_offsets=_offsets(cache.hits),
-                no_shingles=np.array(sorted(cache.no_shingles), dtype="S64"),
-                template=cache.template,
-                template_min_count=np.array(cache.template_min_count),
-                run_id=np.array(cache.run_id),
-                pairs_json=_memo_bytes(memo),
-                versions=np.array(json.dumps(dict(versions or {}), sort_keys=True)),
-                **_known_arrays(known, read_key),
-            )
+            np.savez(fh, **arrays)
             fh.flush()
             os.fsync(fh.fileno())
     except BaseException:
