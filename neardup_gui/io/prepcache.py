@@ -37,8 +37,8 @@ from neardup_gui.io.corpus import KnownFile
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "CACHE_FILE", "cache_arrays", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache", "stage_arrays",
-    "stage_cache",
+    "CACHE_FILE", "cache_arrays", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache",
+    "stage_arrays", "stage_cache",
 ]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"

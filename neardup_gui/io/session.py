@@ -22,8 +22,13 @@ Manifests are stored as differences: a run whose manifest differs from the last 
 plus the ids of the base's documents it no longer has (``removed_documents``); otherwise it stores
 every row and becomes the base of the runs after it. A rescan of 100,000 files with 1 % changed thus
 adds ~1,000 rows instead of 100,000 (~35 MB a run otherwise). Reading a run's manifest puts the
-two together; the result is the same as if every row had been stored. Sessions of schema 1 (every
-manifest whole) are upgraded in place when opened for writing, and read as they are.
+two together; the result is the same as if every row had been stored. Candidates likewise
+(``runs.candidates_base``): a run whose pairs are mostly the base's, with the same scores,
+passages and flags, stores only its new or changed pairs and its order (``runs.candidate_order``:
+for each position, the base's ``ord`` of the row taken over, or -1 for the run's own row with that
+``ord``). Sessions of schema 1 (every manifest and candidate list whole) are upgraded in place when
+opened for writing, and read as they are; so are those of schema 2 (manifests as differences,
+candidate lists whole).
 
 Opening a workspace's session (``OUTDIR/session.sqlite``) for writing also settles the output
 files a killed screen left half-published (``neardup_gui.io.outputs.settle_pending``), so the
@@ -45,6 +50,7 @@ import marshal
 import os
 import socket
 import sqlite3
+import struct
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -78,8 +84,8 @@ from neardup_gui.core.review import (
 )
 
 __all__ = [
-    "RETAINED_CHOICES",
     "DELTA_SHARE",
+    "RETAINED_CHOICES",
     "SCHEMA_VERSION",
     "SESSION_FILENAME",
     "UI_SELECTED_PAIR",
@@ -95,7 +101,7 @@ __all__ = [
 ]
 
 SESSION_FILENAME = "session.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # A run stores its whole manifest again once more than this share of its rows differ from the base's.
 DELTA_SHARE = 0.25
 UI_SELECTED_PAIR = "selected_pair"  # value: "left_doc_id\tright_doc_id"
@@ -104,7 +110,8 @@ _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL UNIQUE,
     source TEXT NOT NULL, started TEXT NOT NULL, finished TEXT NOT NULL,
-    record_json TEXT NOT NULL, recorded_at TEXT NOT NULL, manifest_base TEXT);
+    record_json TEXT NOT NULL, recorded_at TEXT NOT NULL, manifest_base TEXT, candidates_base TEXT,
+    candidate_order BLOB);
 CREATE TABLE documents (run_id TEXT NOT NULL REFERENCES runs(run_id), doc_id TEXT NOT NULL,
     source_id TEXT NOT NULL, version TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
     mtime REAL NOT NULL, sha256 TEXT NOT NULL, encoding TEXT NOT NULL, chars INTEGER NOT NULL,
@@ -119,7 +126,7 @@ CREATE TABLE candidates (run_id TEXT NOT NULL REFERENCES runs(run_id), ord INTEG
     shingles_right INTEGER NOT NULL, length_ratio REAL NOT NULL, score REAL NOT NULL,
     flags TEXT NOT NULL, shared_sample TEXT NOT NULL, segments TEXT NOT NULL,
     evidence TEXT NOT NULL, tfidf_cosine REAL, simhash_distance INTEGER, suggestion TEXT NOT NULL,
-    PRIMARY KEY (run_id, left_id, right_id));
+    row_digest BLOB, PRIMARY KEY (run_id, left_id, right_id));
 CREATE INDEX candidates_pair ON candidates (left_id, right_id);
 CREATE TABLE decisions (id INTEGER PRIMARY KEY AUTOINCREMENT, left_id TEXT NOT NULL,
     right_id TEXT NOT NULL, status TEXT NOT NULL, reviewer TEXT NOT NULL, time TEXT NOT NULL,
@@ -151,6 +158,12 @@ INSERT INTO documents SELECT *, NULL FROM documents_1;
 DROP TABLE documents_1;
 """
 )
+# Schema 2 -> 3: candidate lists as differences from a complete one.
+_UPGRADE_2 = """
+ALTER TABLE runs ADD COLUMN candidates_base TEXT;
+ALTER TABLE runs ADD COLUMN candidate_order BLOB;
+ALTER TABLE candidates ADD COLUMN row_digest BLOB;
+"""
 # History is append-only, whoever writes to the file.
 _SCHEMA += "".join(
     f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table} "
@@ -249,11 +262,10 @@ _cand_values = attrgetter(*_CAND_FIELDS)
 _doc_values = attrgetter(*_DOC_FIELDS)
 
 
-def _candidate_rows(run_id: str, candidates: Iterable[Candidate]) -> Iterator[tuple[Any, ...]]:
-    """The ``candidates`` table rows of a run: run_id, order, then ``_CAND_FIELDS``."""
+def _candidate_values(candidates: Iterable[Candidate]) -> list[tuple[Any, ...]]:
+    """The ``candidates`` table values of each candidate (``_CAND_FIELDS``; nested parts as JSON)."""
     convert = [_CAND_CONVERT.get(name) for name in _CAND_FIELDS]
-    for i, c in enumerate(candidates):
-        yield (run_id, i, *[v if f is None else f(v) for f, v in zip(convert, _cand_values(c))])
+    return [tuple(v if f is None else f(v) for f, v in zip(convert, _cand_values(c))) for c in candidates]
 
 
 def _candidate_from_row(row: sqlite3.Row) -> Candidate:
@@ -379,11 +391,13 @@ class ReviewSession:
         if version > SCHEMA_VERSION:
             raise SessionVersionError(f"{self.path} was written by a newer neardup (schema {version}); "
                                f"this version reads schema {SCHEMA_VERSION} or older")  # fmt: skip
-        if version == 1:
-            if not self.read_only:  # read-only, schema 1 is read as it is (every manifest whole)
+        if version in (1, 2):
+            # Read-only, an older schema is read as it is (its manifests or candidates whole).
+            if not self.read_only:
+                steps = (_UPGRADE_1 if version == 1 else "") + _UPGRADE_2
                 with self._mutex:
                     self._conn.executescript(
-                        "BEGIN IMMEDIATE;" + _UPGRADE_1 + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                        "BEGIN IMMEDIATE;" + steps + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
                     )
                 self._schema = SCHEMA_VERSION
             return
@@ -452,9 +466,9 @@ class ReviewSession:
     ) -> str:
         """Store a finished screen: its record, manifest and candidates, in one transaction.
 
-        The manifest is stored as its differences from the last complete one when at most
-        ``DELTA_SHARE`` of its rows differ (see the module notes); ``documents`` reads it back
-        whole either way.
+        The manifest and the candidates are stored as their differences from the last complete
+        ones when at most ``DELTA_SHARE`` of their rows differ (see the module notes);
+        ``documents`` and ``candidates`` read them back whole either way.
 
         Returns:
             The run id.
@@ -466,11 +480,12 @@ class ReviewSession:
             if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run.run_id,)).fetchone():
                 raise ValueError(f"run {run.run_id!r} is already in the session")
             base, rows, removed = self._manifest_delta(conn, run.run_id, list(map(_doc_values, documents)))
+            pairs_base, pair_rows, order = self._candidates_delta(conn, run.run_id, _candidate_values(candidates))
             conn.execute(
-                "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base, "
+                "candidates_base, candidate_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run.run_id, run.source, run.started, run.finished,
-                 json.dumps(run.to_dict(), ensure_ascii=False), now_iso(), base),
+                 json.dumps(run.to_dict(), ensure_ascii=False), now_iso(), base, pairs_base, order),
             )  # fmt: skip
             conn.executemany(
                 f"INSERT INTO documents (run_id, {_columns(_DOC_FIELDS)}, row_digest) "
@@ -482,9 +497,9 @@ class ReviewSession:
                 ((run.run_id, doc_id) for doc_id in removed),
             )
             conn.executemany(
-                f"INSERT INTO candidates (run_id, ord, {_columns(_CAND_FIELDS)}) "
-                f"VALUES (?, ?{', ?' * len(_CAND_FIELDS)})",
-                _candidate_rows(run.run_id, candidates),
+                f"INSERT INTO candidates (run_id, ord, {_columns(_CAND_FIELDS)}, row_digest) "
+                f"VALUES (?, ?{', ?' * len(_CAND_FIELDS)}, ?)",
+                pair_rows,
             )
         return run.run_id
 
@@ -518,13 +533,55 @@ class ReviewSession:
         rows.sort(key=itemgetter(1))
         return base, rows, removed
 
-    def _manifest(self, columns: str, run_id: str | None, doc_ids: Sequence[str] = (), order: str = "") -> list[sqlite3.Row]:
+    @staticmethod
+    def _candidates_delta(
+        conn: sqlite3.Connection, run_id: str, values: list[tuple[Any, ...]]
+    ) -> tuple[str | None, list[tuple[Any, ...]], bytes | None]:
+        """(base, rows to store, order) for a new run's candidates (``values`` in their order):
+        against the latest complete candidate list when at most ``DELTA_SHARE`` of the pairs are
+        new or differ in any value, else (None, every row, None). Rows are (run_id, ord, *values,
+        digest); ``order`` packs, per position, the base's ``ord`` or -1 (little-endian int32)."""
+        digests = _row_digests(values)
+        latest = conn.execute("SELECT run_id, candidates_base FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
+        if latest is not None and values:
+            base = latest[1] or latest[0]
+            cursor = conn.cursor()
+            cursor.row_factory = None
+            stored = {(left, right): (ord_, digest) for ord_, left, right, digest in cursor.execute(
+                "SELECT ord, left_id, right_id, row_digest FROM candidates WHERE run_id = ?", (base,))}  # fmt: skip
+            order = []
+            for v, d in zip(values, digests):
+                hit = stored.get((v[0], v[1]))
+                order.append(hit[0] if hit is not None and hit[1] == d else -1)
+            own = [i for i, b in enumerate(order) if b < 0]
+            if len(own) <= DELTA_SHARE * len(values):
+                return base, [(run_id, i, *values[i], digests[i]) for i in own], struct.pack(f"<{len(order)}i", *order)
+        return None, [(run_id, i, *v, d) for i, (v, d) in enumerate(zip(values, digests))], None
+
+    def _candidate_rows(self, run_id: str | None, columns: str) -> list[sqlite3.Row]:
+        """``columns`` of a run's candidates in their order, put together from the run's rows and
+        its base's when it stores differences (see the module notes)."""
+        info = self._query("SELECT candidates_base, candidate_order FROM runs WHERE run_id = ?", (run_id,)) \
+            if self._schema >= 3 else []  # fmt: skip
+        if not info or info[0][0] is None:
+            return self._query(f"SELECT {columns} FROM candidates WHERE run_id = ? ORDER BY ord", (run_id,))
+        base, packed = info[0]
+        sql = f"SELECT ord AS ord_, {columns} FROM candidates WHERE run_id = ?"
+        own = {r["ord_"]: r for r in self._query(sql, (run_id,))}
+        taken = {r["ord_"]: r for r in self._query(sql, (base,))}
+        order = struct.unpack(f"<{len(packed) // 4}i", packed)
+        return [own[i] if b < 0 else taken[b] for i, b in enumerate(order)]
+
+    def _manifest(
+        self, columns: str, run_id: str | None, doc_ids: Sequence[str] = (), order: str = ""
+    ) -> list[sqlite3.Row]:
         """``columns`` of a run's manifest rows (of ``doc_ids`` only, when given), put together
         from the run's rows and its base's (see the module notes)."""
         order_by = f" ORDER BY {order}" if order else ""
         if self._schema < 2:  # schema 1 (read-only): every manifest is whole
             where = f" AND doc_id IN ({', '.join('?' * len(doc_ids))})" if doc_ids else ""
-            return self._query(f"SELECT {columns} FROM documents WHERE run_id = ?{where}{order_by}", (run_id, *doc_ids))
+            sql = f"SELECT {columns} FROM documents WHERE run_id = ?{where}{order_by}"
+            return self._query(sql, (run_id, *doc_ids))
         base = self._query("SELECT manifest_base FROM runs WHERE run_id = ?", (run_id,))
         sql = _manifest_sql(", ".join(f"d.{c.strip()}" for c in columns.split(",")), len(doc_ids))
         return self._query(f"SELECT * FROM ({sql}){order_by}", (run_id, base[0][0] if base else None, *doc_ids))
@@ -552,10 +609,7 @@ class ReviewSession:
 
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
-        rows = self._query(
-            "SELECT * FROM candidates WHERE run_id = ? ORDER BY ord", (self._resolve_run(run_id),)
-        )
-        return [_candidate_from_row(r) for r in rows]
+        return [_candidate_from_row(r) for r in self._candidate_rows(self._resolve_run(run_id), "*")]
 
     def _shas(self, run_id: str | None, *doc_ids: str) -> dict[str, str]:
         """doc_id -> SHA-256 in a run: of the given documents, or of all when none are given."""
@@ -656,9 +710,7 @@ class ReviewSession:
         Reads each table once, whatever the number of pairs.
         """
         run_id = self._resolve_run(run_id)
-        rows = self._query(
-            "SELECT left_id, right_id FROM candidates WHERE run_id = ? ORDER BY ord", (run_id,)
-        )
+        rows = self._candidate_rows(run_id, "left_id, right_id")
         histories = pair_histories(self.decisions(), self.arbitrations())
         shas = self._shas(run_id)
         states = {}

@@ -146,8 +146,9 @@ def test_session_rows_are_those_of_the_reference_encoding(screened: tuple[Any, P
     run_id = outcome.run.run_id
     with sqlite3.connect(f"{(out / 'session.sqlite').as_uri()}?mode=ro", uri=True) as conn:
         documents = conn.execute("SELECT * FROM documents WHERE run_id = ? ORDER BY path", (run_id,)).fetchall()
-        documents = [row[:-1] for row in documents]  # the last column is the row's digest (session notes)
         candidates = conn.execute("SELECT * FROM candidates WHERE run_id = ? ORDER BY ord", (run_id,)).fetchall()
+    # The last column of both tables is the row's digest (see the session's notes).
+    documents, candidates = [row[:-1] for row in documents], [row[:-1] for row in candidates]
     assert documents == [ref_document_values(run_id, d) for d in sorted(outcome.documents, key=lambda d: d.path)]
     assert candidates == [ref_candidate_values(run_id, i, c) for i, c in enumerate(outcome.candidates)]
     with ReviewSession.open(out / "session.sqlite", read_only=True) as session:

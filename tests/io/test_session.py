@@ -25,6 +25,7 @@ from neardup_gui.core.records import (
 )
 from neardup_gui.io.session import (
     DELTA_SHARE,
+    SCHEMA_VERSION,
     SESSION_FILENAME,
     UI_SELECTED_PAIR,
     ReviewSession,
@@ -292,6 +293,54 @@ def test_a_rescan_stores_only_the_manifest_rows_that_changed_and_reads_back_whol
         assert not s.pair_state("d-0005", "d-0006").stale
 
 
+def _pairs(n: int, changed: set[int] = frozenset(), gone: set[int] = frozenset(), added: int = 0) -> list[Candidate]:
+    """``n`` candidate pairs (``changed`` ones rescored, ``gone`` ones dropped), ``added`` new pairs
+    placed first, the way a rescan's new best matches sort to the top."""
+    out = [_candidate(f"d-{1000 + i:04d}", f"d-{2000 + i:04d}", 0.99) for i in range(added)]
+    for i in range(n):
+        if i not in gone:
+            out.append(_candidate(f"d-{i:04d}", f"d-{i + 1:04d}", 0.9 - i / 1000 - (0.05 if i in changed else 0)))
+    return out
+
+
+def _stored_pairs(path: Path, run_id: str) -> int:
+    with sqlite3.connect(path) as raw:
+        return raw.execute("SELECT COUNT(*) FROM candidates WHERE run_id = ?", (run_id,)).fetchone()[0]
+
+
+def test_a_rescan_stores_only_its_new_or_changed_pairs_and_reads_all_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    runs = {
+        "run-1": _pairs(40),
+        "run-2": _pairs(40, changed={5}, gone={9, 30}, added=2),  # a rescored pair, 2 dropped, 2 new
+        "run-3": _pairs(40, changed={6}),
+        "run-4": [*reversed(_pairs(40))],  # the same pairs in another order
+    }
+    with ReviewSession.open(path) as s:
+        for run_id, pairs in runs.items():
+            s.record_run(_run(run_id, tmp_path), _archive(3), pairs)
+        s.add_decision(Decision("d-0005", "d-0006", "keep_both", "alice", ""))
+    assert [_stored_pairs(path, r) for r in runs] == [40, 3, 1, 0]  # against run-1 each time
+    with ReviewSession.open(path, read_only=True) as s:
+        for run_id, pairs in runs.items():
+            assert s.candidates(run_id) == pairs
+            assert list(s.pair_states(run_id)) == [c.key for c in pairs]
+        assert s.pair_states("run-2")[("d-0005", "d-0006")].status == "keep_both"
+
+
+def test_candidates_that_changed_too_much_are_stored_whole(tmp_path: Path) -> None:
+    path = tmp_path / SESSION_FILENAME
+    many = set(range(int(40 * DELTA_SHARE) + 1))
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(3), _pairs(40))
+        s.record_run(_run("run-2", tmp_path), _archive(3), _pairs(40, changed=many))
+        s.record_run(_run("run-3", tmp_path), _archive(3), _pairs(40, changed=many | {39}))
+        s.record_run(_run("run-4", tmp_path), _archive(3), [])
+        assert s.candidates("run-3") == _pairs(40, changed=many | {39})
+        assert s.candidates("run-4") == []
+    assert [_stored_pairs(path, r) for r in ("run-2", "run-3", "run-4")] == [40, 1, 0]
+
+
 def test_a_manifest_that_changed_too_much_is_stored_whole_and_becomes_the_base(tmp_path: Path) -> None:
     path = tmp_path / SESSION_FILENAME
     n = 100
@@ -310,7 +359,13 @@ def test_a_manifest_that_changed_too_much_is_stored_whole_and_becomes_the_base(t
 
 # A session of schema 2 turned into what version 1 of the program wrote: every manifest whole in a
 # rowid table, no digests, no bases.
-_AS_SCHEMA_1 = """
+_AS_SCHEMA_2 = """
+ALTER TABLE runs DROP COLUMN candidates_base;
+ALTER TABLE runs DROP COLUMN candidate_order;
+ALTER TABLE candidates DROP COLUMN row_digest;
+PRAGMA user_version = 2;
+"""
+_AS_SCHEMA_1 = _AS_SCHEMA_2 + """
 ALTER TABLE runs DROP COLUMN manifest_base;
 DROP TABLE removed_documents;
 CREATE TABLE documents_1 (run_id TEXT NOT NULL REFERENCES runs(run_id), doc_id TEXT NOT NULL,
@@ -329,24 +384,28 @@ PRAGMA user_version = 1;
 def test_a_schema_1_session_is_read_as_it_is_and_upgraded_when_opened_for_writing(tmp_path: Path) -> None:
     path = tmp_path / SESSION_FILENAME
     with ReviewSession.open(path) as s:
-        s.record_run(_run("run-1", tmp_path), _archive(50), [])
+        s.record_run(_run("run-1", tmp_path), _archive(50), _pairs(8))
         s.add_decision(Decision("d-0001", "d-0002", "keep_both", "alice", ""))
     with sqlite3.connect(path) as raw:  # as version 1 of the program left it
         raw.executescript(_AS_SCHEMA_1)
     with ReviewSession.open(path, read_only=True) as s:
         assert s.documents() == _archive(50)
+        assert s.candidates() == _pairs(8)
         assert s.pair_state("d-0001", "d-0002").status == "keep_both"
     with ReviewSession.open(path) as s:
-        s.record_run(_run("run-2", tmp_path), _archive(50, changed={1}), [])
+        s.record_run(_run("run-2", tmp_path), _archive(50, changed={1}), _pairs(8))
         assert s.documents("run-1") == _archive(50)
         assert s.documents("run-2") == _archive(50, changed={1})
+        assert s.candidates("run-1") == s.candidates("run-2") == _pairs(8)
         assert s.pair_state("d-0001", "d-0002").stale
-        s.record_run(_run("run-3", tmp_path), _archive(50, changed={1, 2}), [])
+        s.record_run(_run("run-3", tmp_path), _archive(50, changed={1, 2}), _pairs(8, changed={3}))
         assert s.documents("run-3") == _archive(50, changed={1, 2})
-    assert _stored_rows(path, "run-2") == (50, 0)  # schema 1's rows have no digest to compare
-    assert _stored_rows(path, "run-3") == (1, 0)  # against run-2
+        assert s.candidates("run-3") == _pairs(8, changed={3})
+    # Schema 1's rows have no digest to compare: run-2 stores everything, run-3 its differences.
+    assert (_stored_rows(path, "run-2"), _stored_pairs(path, "run-2")) == ((50, 0), 8)
+    assert (_stored_rows(path, "run-3"), _stored_pairs(path, "run-3")) == ((1, 0), 1)
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 def test_invalid_decisions_are_refused_with_a_reason(session: ReviewSession) -> None:
@@ -390,3 +449,27 @@ def test_session_keeps_exporting_the_review_names() -> None:
 
     for name in ("PairState", "effective_state", "utc_key", "pair_histories", "now_iso", "RETAINED_CHOICES"):
         assert getattr(session, name) is getattr(review, name)
+
+
+def test_a_schema_2_session_keeps_its_manifest_differences_and_stores_candidates_as_differences_after(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / SESSION_FILENAME
+    moved = {0, 1, 2}  # more than a quarter of run-1's pairs: run-2's are stored whole, as schema 2 did
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(50), _pairs(8))
+        s.record_run(_run("run-2", tmp_path), _archive(50, changed={1}), _pairs(8, changed=moved))
+    with sqlite3.connect(path) as raw:  # as the program left it before candidate lists were differences
+        raw.executescript(_AS_SCHEMA_2)
+    with ReviewSession.open(path, read_only=True) as s:
+        assert s.documents("run-2") == _archive(50, changed={1})
+        assert s.candidates("run-2") == _pairs(8, changed=moved)
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-3", tmp_path), _archive(50, changed={1}), _pairs(8, changed=moved))
+        s.record_run(_run("run-4", tmp_path), _archive(50, changed={1}), _pairs(8, changed=moved | {3}))
+        assert s.candidates("run-3") == _pairs(8, changed=moved)
+        assert s.candidates("run-4") == _pairs(8, changed=moved | {3})
+        assert s.documents("run-4") == _archive(50, changed={1})
+    # run-3 stores its pairs whole (schema 2's have no digest to compare), run-4 only the changed one.
+    assert [_stored_pairs(path, r) for r in ("run-2", "run-3", "run-4")] == [8, 8, 1]
+    assert _stored_rows(path, "run-4") == (1, 0)  # the manifest against run-1, as before
