@@ -8,11 +8,14 @@ needs (``build_job``), all rounds' shares at once so that it never waits; the re
 here, and the helper's candidates come back for the same sort. Results are the same as verifying
 every pair in one process (tested).
 
-The helper is started with ``spawn`` (never ``fork``: the window has threads), while the documents
-are prepared, so its start-up (importing, loading the compiled diff) is over when verification
-begins. It is only started for large screens (``HELPER_MIN_DOCUMENTS``) on machines with
-``HELPER_MIN_CORES`` cores or more (on two, it slows the screen down). If it cannot start or
-fails, verification goes on in this process; nothing is lost. A frozen (PyInstaller) program must call
+The helper is started with ``spawn`` (never ``fork``: the window has threads). With
+``HELPER_MIN_CORES`` cores or more it is started while the documents are prepared, so its start-up
+(importing, loading the compiled diff) is over when verification begins, and from
+``HELPER_MIN_DOCUMENTS`` usable documents. With two or three cores, both are busy preparing: it is
+started once the documents are prepared (its start-up then overlaps the LSH stage, which leaves a
+core mostly idle) and only from ``HELPER_FEW_CORES_MIN_DOCUMENTS``, where verification is long
+enough for the share it takes to outweigh its start-up (``helper_pays``, ``start_early``). If it
+cannot start or fails, verification goes on in this process; nothing is lost. A frozen (PyInstaller) program must call
 ``multiprocessing.freeze_support()`` first thing, as ``packaging/launch.py`` does.
 
 Imports numpy and sibling engine modules only; no Qt.
@@ -34,6 +37,7 @@ from neardup_gui.core.records import Candidate, Document, ScreenParams
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "HELPER_FEW_CORES_MIN_DOCUMENTS",
     "HELPER_MIN_CORES",
     "HELPER_MIN_DOCUMENTS",
     "HELPER_MIN_PAIRS",
@@ -42,16 +46,23 @@ __all__ = [
     "build_job",
     "helper_pays",
     "run_job",
+    "start_early",
 ]
 
 # Usable documents from which a screen starts the helper (10,000 documents verify in ~0.4 s: the
 # helper's start-up would eat the gain). NEARDUP_HELPER_MIN_DOCUMENTS overrides it (0: always).
 HELPER_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_MIN_DOCUMENTS", "20000"))
-# Cores from which it is started. Verification already keeps two cores busy (the screening thread
-# builds and flags while a thread aligns the next pairs in compiled code): on a two-core machine the
-# helper only competes with them and with the preparation it starts beside (100,000 files: 19.6 s
-# with it, 17.3-18.2 s without). NEARDUP_HELPER_MIN_CORES overrides it.
+# Cores from which it is started beside the preparation (two preparing threads then leave cores to
+# spare). NEARDUP_HELPER_MIN_CORES overrides it.
 HELPER_MIN_CORES = int(os.environ.get("NEARDUP_HELPER_MIN_CORES", "4"))
+# On two or three cores: usable documents from which it is started, once the documents are prepared.
+# Verification there uses ~1.2 cores (the screening thread builds and flags the candidates in Python
+# while a thread aligns in compiled code), so the helper has most of a core. Measured on two cores,
+# stages after reading, without -> with the helper: 20,000 files 1.8-2.4 -> 2.6-2.9 s (it is not
+# ready when verification begins); 30,000 2.9-3.1 -> 2.8-3.6 s; 50,000 5.0-6.2 -> 3.9-5.4 s;
+# 100,000 11.5-13.5 -> 8.6-11.0 s (verification 5.3-6.7 -> 2.9-4.3 s; started before preparing,
+# it slowed the preparation by ~0.3 s). NEARDUP_HELPER_FEW_CORES_MIN_DOCUMENTS overrides it.
+HELPER_FEW_CORES_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_FEW_CORES_MIN_DOCUMENTS", "40000"))
 # Pairs in a round from which the helper gets a share, and that share: this process also builds
 # the jobs (gathering and pickling the texts), so the helper can take a little more than half.
 HELPER_MIN_PAIRS = 64
@@ -60,7 +71,16 @@ HELPER_SHARE = 0.55
 
 def helper_pays(usable_documents: int) -> bool:
     """Whether a screen of this many usable documents, on this machine, should start the helper."""
-    return usable_documents >= HELPER_MIN_DOCUMENTS and (os.cpu_count() or 1) >= HELPER_MIN_CORES
+    cores = os.cpu_count() or 1
+    if cores >= HELPER_MIN_CORES:
+        return usable_documents >= HELPER_MIN_DOCUMENTS
+    return cores >= 2 and usable_documents >= HELPER_FEW_CORES_MIN_DOCUMENTS
+
+
+def start_early() -> bool:
+    """Whether to start the helper before the documents are prepared (cores to spare), rather than
+    once they are (``pipeline.screen`` starts one it is given that is not started yet)."""
+    return (os.cpu_count() or 1) >= HELPER_MIN_CORES
 
 
 class VerifyHelper:
@@ -70,6 +90,11 @@ class VerifyHelper:
         self._pool: ProcessPoolExecutor | None = None
         self.failed = False
         self.sent = 0  # pairs handed to the process
+
+    @property
+    def started(self) -> bool:
+        """``start`` was called (whether or not the process could start)."""
+        return self._pool is not None or self.failed
 
     def start(self) -> None:
         """Spawn the process and have it import the engine now (returns at once)."""

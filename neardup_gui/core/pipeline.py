@@ -297,8 +297,9 @@ def screen(
             text (no TF-IDF or SimHash model to fit): ``texts`` may then drop what it holds and
             read a text again when asked (``io.corpus.SourceTexts.forget``). Verification asks
             for the texts of paired documents only.
-        helper: A started ``core.helper.VerifyHelper`` that verifies a share of each round of pairs
-            in another process (the caller closes it).
+        helper: A ``core.helper.VerifyHelper`` that verifies a share of each round of pairs in
+            another process (started once the documents are prepared, if the caller did not start
+            it; the caller closes it).
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -314,6 +315,8 @@ def screen(
         keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
+    if helper is not None and not helper.started:  # see core.helper.start_early
+        helper.start()
     if release_texts is not None and not (own_models or extra_scores):
         release_texts()
     release_free_memory()  # the batches' temporaries, before the next stage's peak

@@ -144,9 +144,10 @@ def screen_folder(
             cache is still used for files with a known SHA-256), and hash every file again after
             the run (by default a file whose size, times and inode are unchanged since it was read
             is only stat'ed then).
-        verify_helper: From ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents, on a machine
-            with ``HELPER_MIN_CORES`` cores or more, verify about half of each round of pairs in a
-            spawned helper process. Off by default: a spawned process imports the caller's main
+        verify_helper: Verify about half of each round of pairs in a spawned helper process, from
+            ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents on a machine with
+            ``HELPER_MIN_CORES`` cores or more, from ``HELPER_FEW_CORES_MIN_DOCUMENTS`` on two or
+            three (``core.helper.helper_pays``). Off by default: a spawned process imports the caller's main
             module again, so only programs whose main module is guarded (``if __name__ ==
             "__main__"``), as the CLI and the window are, may turn it on.
         read_helper: From ``io.corpus.READ_HELPER_MIN_FILES`` files to read, on two or more
@@ -200,13 +201,15 @@ def screen_folder(
         else None
     )
     # A large screen verifies about half of its pairs in a helper process, started now so that its
-    # start-up overlaps the preparation of the documents.
+    # start-up overlaps the preparation of the documents (with cores to spare; else once they are
+    # prepared, see core.helper).
     # A rescan whose earlier pairs apply (same parameters) verifies few pairs: no helper then.
     rescan = previous is not None and previous.applies_to(params)
     helper = None
     if verify_helper and not rescan and helper_mod.helper_pays(sum(1 for d in corpus.documents if d.usable)):
         helper = helper_mod.VerifyHelper()
-        helper.start()
+        if helper_mod.start_early():  # else ``screen`` starts it once the documents are prepared
+            helper.start()
     try:
         result = screen(
             corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,

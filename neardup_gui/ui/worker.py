@@ -91,12 +91,12 @@ class ScreenWorker(QObject):
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
                     with_normalized=self.with_normalized, reread=self.reread, read_helper=True,
+                    verify_helper=True,
                 )  # fmt: skip
-                # A reading helper process for large folders (the app's entry points are guarded and
-                # the bundle calls freeze_support). No verification helper process here: on two
-                # cores it no longer pays (verification keeps both busy with its aligning thread),
-                # and the window has not been measured with it on more. The crash once blamed on it
-                # was the Qt binding (PySide6 6.12.0, excluded; tests/ui/test_qt_binding.py).
+                # Helper processes for large folders, where they pay (core.helper, io.corpus): the
+                # app's entry points are guarded and the bundle calls freeze_support. The crash once
+                # blamed on the verification helper was the Qt binding (PySide6 6.12.0, excluded;
+                # tests/ui/test_qt_binding.py).
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()

@@ -93,3 +93,47 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     assert started and started[0].sent > 0 and started[0]._pool is None  # used, then closed
     assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
+
+
+class _Stages:
+    """Progress that notes the stages reported, in order."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if not self.seen or self.seen[-1] != stage:
+            self.seen.append(stage)
+
+    def check(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("cores", "documents", "pays", "early"),
+    [(2, 39_999, False, False), (2, 40_000, True, False), (3, 100_000, True, False), (1, 100_000, False, False),
+     (4, 19_999, False, True), (4, 20_000, True, True), (16, 40_000, True, True)],
+)  # fmt: skip
+def test_the_helper_is_started_where_it_was_measured_to_pay(monkeypatch, cores, documents, pays, early) -> None:
+    monkeypatch.setattr(helper_mod.os, "cpu_count", lambda: cores)
+    assert helper_mod.helper_pays(documents) is pays
+    assert helper_mod.start_early() is early
+
+
+def test_on_two_cores_the_helper_starts_once_the_documents_are_prepared(folder, monkeypatch) -> None:
+    plain = screen_folder(folder, PARAMS)
+    monkeypatch.setattr(helper_mod.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(helper_mod, "HELPER_FEW_CORES_MIN_DOCUMENTS", 0)
+    stages = _Stages()
+    started_after: list[list[str]] = []
+    real_start = VerifyHelper.start
+
+    def start(self) -> None:
+        started_after.append(list(stages.seen))
+        real_start(self)
+
+    monkeypatch.setattr(VerifyHelper, "start", start)
+    split = screen_folder(folder, PARAMS, verify_helper=True, progress=stages)
+    # Started once (the preparing stages done, before the LSH stage), and used.
+    assert len(started_after) == 1 and started_after[0][-1] == "shingle" and "candidates" not in started_after[0]
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
