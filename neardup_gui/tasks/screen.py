@@ -147,9 +147,9 @@ def screen_folder(
         verify_helper: Verify about half of each round of pairs in a spawned helper process, from
             ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents on a machine with
             ``HELPER_MIN_CORES`` cores or more, from ``HELPER_FEW_CORES_MIN_DOCUMENTS`` on two or
-            three (``core.helper.helper_pays``). Off by default: a spawned process imports the caller's main
-            module again, so only programs whose main module is guarded (``if __name__ ==
-            "__main__"``), as the CLI and the window are, may turn it on.
+            three (``core.helper.helper_pays``). Off by default: a spawned process imports the
+            caller's main module again, so only programs whose main module is guarded
+            (``if __name__ == "__main__"``), as the CLI and the window are, may turn it on.
         read_helper: From ``io.corpus.READ_HELPER_MIN_FILES`` files to read, on two or more
             cores, a spawned process reads a share of the files (``scan_folder(read_helper=...)``;
             the same results). Off by default for the same reason as ``verify_helper``.
