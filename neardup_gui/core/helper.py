@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.records import Candidate, Document, ScreenParams
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ HELPER_SHARE = 0.55
 
 def helper_pays(usable_documents: int) -> bool:
     """Whether a screen of this many usable documents, on this machine, should start the helper."""
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     if cores >= HELPER_MIN_CORES:
         return usable_documents >= HELPER_MIN_DOCUMENTS
     return cores >= 2 and usable_documents >= HELPER_FEW_CORES_MIN_DOCUMENTS
@@ -81,7 +82,7 @@ def helper_pays(usable_documents: int) -> bool:
 def start_early() -> bool:
     """Whether to start the helper before the documents are prepared (cores to spare), rather than
     once they are (``pipeline.screen`` starts one it is given that is not started yet)."""
-    return (os.cpu_count() or 1) >= HELPER_MIN_CORES
+    return usable_cores() >= HELPER_MIN_CORES
 
 
 class VerifyHelper:

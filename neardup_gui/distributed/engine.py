@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, METHOD_MINHASH, RunRecord, ScreenParams
 from neardup_gui.distributed import DistributedRefused, DistributedScreenError, require_dask, sources
@@ -40,10 +41,7 @@ def _now() -> str:
 
 
 def _default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 @contextmanager

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import (
     STATUS_BINARY,
@@ -474,16 +475,9 @@ _HELPER_CHUNK = 256  # files per claim; both processes take chunks from one shar
 log = logging.getLogger(__name__)
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def read_helper_pays(files_to_read: int) -> bool:
     """Whether a reading helper process is worth starting for this many files on this machine."""
-    return files_to_read >= READ_HELPER_MIN_FILES and _cores() >= 2
+    return files_to_read >= READ_HELPER_MIN_FILES and usable_cores() >= 2
 
 
 def _claim(counter) -> int:

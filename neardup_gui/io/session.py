@@ -193,11 +193,12 @@ def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
     return [blake(dumps(v, 2), digest_size=16).digest() for v in values]
 
 
-def _manifest_sql(columns: str, ids: int = 0) -> str:
-    """A run's manifest rows (``columns`` of ``d``): parameters ``(run_id, manifest base or None,
+def _manifest_sql(names: Sequence[str], ids: int = 0) -> str:
+    """A run's manifest rows (columns ``names``): parameters ``(run_id, manifest base or None,
     *doc_ids)``, ``ids`` doc_ids restricting the rows when given. The run's own rows, then the
     base's rows it neither replaced nor removed (none when the base is None: a complete
     manifest)."""
+    columns = ", ".join(f"d.{n}" for n in names)
     where = f" AND d.doc_id IN ({', '.join(f'?{i + 3}' for i in range(ids))})" if ids else ""
     return (
         f"SELECT {columns} FROM documents AS d WHERE d.run_id = ?1{where} "
@@ -561,8 +562,9 @@ class ReviewSession:
     def _candidate_rows(self, run_id: str | None, columns: str) -> list[sqlite3.Row]:
         """``columns`` of a run's candidates in their order, put together from the run's rows and
         its base's when it stores differences (see the module notes)."""
-        info = self._query("SELECT candidates_base, candidate_order FROM runs WHERE run_id = ?", (run_id,)) \
-            if self._schema >= 3 else []  # fmt: skip
+        info = []
+        if self._schema >= 3:  # older schemas store every run's candidates whole
+            info = self._query("SELECT candidates_base, candidate_order FROM runs WHERE run_id = ?", (run_id,))
         if not info or info[0][0] is None:
             return self._query(f"SELECT {columns} FROM candidates WHERE run_id = ? ORDER BY ord", (run_id,))
         base, packed = info[0]
@@ -573,17 +575,17 @@ class ReviewSession:
         return [own[i] if b < 0 else taken[b] for i, b in enumerate(order)]
 
     def _manifest(
-        self, columns: str, run_id: str | None, doc_ids: Sequence[str] = (), order: str = ""
+        self, names: Sequence[str], run_id: str | None, doc_ids: Sequence[str] = (), order: str = ""
     ) -> list[sqlite3.Row]:
-        """``columns`` of a run's manifest rows (of ``doc_ids`` only, when given), put together
-        from the run's rows and its base's (see the module notes)."""
+        """Columns ``names`` of a run's manifest rows (of ``doc_ids`` only, when given), put
+        together from the run's rows and its base's (see the module notes)."""
         order_by = f" ORDER BY {order}" if order else ""
         if self._schema < 2:  # schema 1 (read-only): every manifest is whole
             where = f" AND doc_id IN ({', '.join('?' * len(doc_ids))})" if doc_ids else ""
-            sql = f"SELECT {columns} FROM documents WHERE run_id = ?{where}{order_by}"
+            sql = f"SELECT {', '.join(names)} FROM documents WHERE run_id = ?{where}{order_by}"
             return self._query(sql, (run_id, *doc_ids))
         base = self._query("SELECT manifest_base FROM runs WHERE run_id = ?", (run_id,))
-        sql = _manifest_sql(", ".join(f"d.{c.strip()}" for c in columns.split(",")), len(doc_ids))
+        sql = _manifest_sql(names, len(doc_ids))
         return self._query(f"SELECT * FROM ({sql}){order_by}", (run_id, base[0][0] if base else None, *doc_ids))
 
     def latest_run_id(self) -> str | None:
@@ -605,7 +607,7 @@ class ReviewSession:
 
     def documents(self, run_id: str | None = None) -> list[Document]:
         """The manifest of a run (default: the latest), ordered by path."""
-        return [Document(*r) for r in self._manifest(_columns(_DOC_FIELDS), self._resolve_run(run_id), order="path")]
+        return [Document(*r) for r in self._manifest(_DOC_FIELDS, self._resolve_run(run_id), order="path")]
 
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
@@ -613,7 +615,7 @@ class ReviewSession:
 
     def _shas(self, run_id: str | None, *doc_ids: str) -> dict[str, str]:
         """doc_id -> SHA-256 in a run: of the given documents, or of all when none are given."""
-        return {r[0]: r[1] for r in self._manifest("doc_id, sha256", run_id, doc_ids)}
+        return {r[0]: r[1] for r in self._manifest(("doc_id", "sha256"), run_id, doc_ids)}
 
     # -- decisions -------------------------------------------------------------------------------
     def _canonical_pair(self, a: str, b: str) -> tuple[str, str, bool]:
@@ -625,7 +627,7 @@ class ReviewSession:
         )
         if known:
             return (a, b, False) if known[0]["left_id"] == a else (b, a, True)
-        paths = {r[0]: r[1] for r in self._manifest("doc_id, path", self.latest_run_id(), (a, b))}
+        paths = {r[0]: r[1] for r in self._manifest(("doc_id", "path"), self.latest_run_id(), (a, b))}
         return (a, b, False) if (paths.get(a, a), a) <= (paths.get(b, b), b) else (b, a, True)
 
     def add_decision(self, decision: Decision) -> Decision:

@@ -115,14 +115,14 @@ class _Stages:
      (4, 19_999, False, True), (4, 20_000, True, True), (16, 40_000, True, True)],
 )  # fmt: skip
 def test_the_helper_is_started_where_it_was_measured_to_pay(monkeypatch, cores, documents, pays, early) -> None:
-    monkeypatch.setattr(helper_mod.os, "cpu_count", lambda: cores)
+    monkeypatch.setattr(helper_mod, "usable_cores", lambda: cores)
     assert helper_mod.helper_pays(documents) is pays
     assert helper_mod.start_early() is early
 
 
 def test_on_two_cores_the_helper_starts_once_the_documents_are_prepared(folder, monkeypatch) -> None:
     plain = screen_folder(folder, PARAMS)
-    monkeypatch.setattr(helper_mod.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(helper_mod, "usable_cores", lambda: 2)
     monkeypatch.setattr(helper_mod, "HELPER_FEW_CORES_MIN_DOCUMENTS", 0)
     stages = _Stages()
     started_after: list[list[str]] = []

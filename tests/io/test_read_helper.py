@@ -35,7 +35,7 @@ def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_tree(root, files)
     monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", 2)
     monkeypatch.setattr(corpus_mod, "_HELPER_CHUNK", 3)
-    monkeypatch.setattr(corpus_mod, "_cores", lambda: 2)
+    monkeypatch.setattr(corpus_mod, "usable_cores", lambda: 2)
     return root
 
 
