@@ -47,14 +47,18 @@ def test_python_slots_called_by_qt_leave_the_refcount_of_none_alone(qapp) -> Non
     # button's): "deallocating None" after a few thousand calls, in the window's event loop.
     from PySide6.QtCore import QTimer
 
+    # 3,000 calls: a leaking binding then loses 3,000 references, far beyond what other threads of
+    # the test process (a helper's pool winding down after an earlier test) take or drop meanwhile
+    # (-32 seen once in CI over 300 calls).
+    calls = 3000
     ticks: list[int] = []
     timer = QTimer()
     timer.setInterval(0)
     timer.timeout.connect(lambda: ticks.append(1))
     before = _counts()
     timer.start()
-    while len(ticks) < 300:
+    while len(ticks) < calls:
         qapp.processEvents()
     timer.stop()
     after = _counts()
-    assert all(abs(a - b) < 30 for a, b in zip(after, before)), (before, after)
+    assert all(abs(a - b) < calls // 10 for a, b in zip(after, before)), (before, after)
