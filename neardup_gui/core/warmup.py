@@ -42,10 +42,12 @@ def load_kernels() -> bool:
 
         # One tiny call through the public path loads the cached machine code for the real dtypes.
         signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
-        from neardup_gui.core.methods._sortkernel import radix_argsort
+        from neardup_gui.core.methods._sortkernel import radix_argsort, shared_usable
 
-        for index_type in (np.int32, np.int64):  # the containment index's two sorts
+        for index_type in (np.int32, np.int64):  # the containment index's two sorts and counts
             radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
+            one = np.zeros(1, dtype=index_type)
+            shared_usable(one, np.array([0, 1, 1]), one, 5, np.array([[0, 1]]), np.empty(1, dtype=np.int64))
         from neardup_gui.core.prepare import load_compiled
 
         load_compiled()

@@ -48,12 +48,17 @@ def _brute_force(hashes: list[np.ndarray], threshold: float, sample: int, cap: i
     return out
 
 
-def test_prefix_join_equals_brute_force_counting() -> None:
+@pytest.mark.parametrize("counts", ["compiled", "numpy"])
+def test_prefix_join_equals_brute_force_counting(counts, monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    # The exact counts of the pairs found: compiled from the first pair, or per pair in numpy.
+    monkeypatch.setattr(containment, "_COUNT_KERNEL_MIN_PAIRS", 0 if counts == "compiled" else 10**9)
     for seed in (1, 2, 3):
         hashes = _corpus(seed)
-        for threshold, cap in ((0.8, 200), (0.5, 5)):
-            pairs, _ = containment_pairs(hashes, threshold, 4, cap)
-            assert set(map(tuple, pairs.tolist())) == _brute_force(hashes, threshold, 4, cap)
+        for threshold, cap, sample in ((0.8, 200, 4), (0.5, 5, 4), (0.6, 8, 1)):
+            pairs, _ = containment_pairs(hashes, threshold, sample, cap)
+            assert set(map(tuple, pairs.tolist())) == _brute_force(hashes, threshold, sample, cap)
 
 
 def test_excerpts_are_proposed() -> None:
@@ -92,3 +97,22 @@ def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type)
         sorted_here = keys.astype(np.uint64)
         assert np.array_equal(sort_in_place(sorted_here, index_type), got)
         assert np.array_equal(sorted_here, np.sort(keys.astype(np.uint64)))
+
+
+@pytest.mark.parametrize("counts", ["compiled", "numpy"])
+def test_boilerplate_shared_by_many_documents_does_not_make_a_pair_contained(counts, monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    monkeypatch.setattr(containment, "_COUNT_KERNEL_MIN_PAIRS", 0 if counts == "compiled" else 10**9)
+    boiler = list(range(10_000, 10_040))  # 40 samples in all ten documents: over the cap of 5
+    own = [list(range(100 * d, 100 * d + 40)) for d in range(10)]  # 40 samples each, unique
+    shared_by_three = list(range(5_000, 5_039))
+    own[1] = [own[0][0], *shared_by_three]  # one sample in common with document 0, its rarest
+    own[3] = [*shared_by_three, 300]  # documents 1, 3 and 4 share 39 samples
+    own[4] = [*shared_by_three, 400]
+    hashes = [np.array(sorted(set(boiler + o)), dtype=np.uint64) for o in own]
+    pairs, ignored = containment_pairs(hashes, 0.8, 1, 5)
+    assert ignored == 40
+    # Documents 0 and 1 share 41 samples of their 80, 40 of them boilerplate: one usable shared
+    # sample of 40, not a containment. Document 1's probe finds document 0, so the count decides.
+    assert set(map(tuple, pairs.tolist())) == {(1, 3), (1, 4), (3, 4)} == _brute_force(hashes, 0.8, 1, 5)
