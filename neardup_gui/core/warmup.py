@@ -1,10 +1,10 @@
 """Loading the compiled kernels (numba) before they are needed, without stalling a window.
 
-``load_kernels`` imports numba and runs each kernel once (MinHash signatures, the radix sorts, the
-batch preparation, the diff), which loads their machine code from numba's cache: ~1 s when the
-cache is warm. When it is cold (the first start after an installation or an upgrade) numba
-compiles them instead, ~30 s of mostly Python work holding the GIL: a window warming up in a thread
-then stalls for up to a quarter of a second at a time. ``warm_up`` avoids that: on a cold cache it
+``load_kernels`` imports numba and runs each kernel once (MinHash signatures and band keys, the
+containment index's sort and counts, the batch preparation, the diff), which loads their machine
+code from numba's cache: ~1 s when the cache is warm. When it is cold (the first start after an
+installation or an upgrade) numba compiles them instead, ~30 s of mostly Python work holding the
+GIL: a window warming up in a thread then stalls for up to a quarter of a second at a time. ``warm_up`` avoids that: on a cold cache it
 compiles the kernels in a child process (which writes the cache on the other core), then loads
 them here from the cache. If the child cannot run, they are compiled here as before.
 
@@ -42,6 +42,9 @@ def load_kernels() -> bool:
 
         # One tiny call through the public path loads the cached machine code for the real dtypes.
         signatures([minhash_values(np.array([1, 2, 3], dtype=np.uint64))], 128, 1, backend="compiled")
+        from neardup_gui.core.methods._sigkernel import band_keys_into
+
+        band_keys_into(np.zeros((1, 4), dtype=np.uint32), 2, np.zeros(1, dtype=np.int64), np.empty((1, 2), dtype=np.uint64))
         from neardup_gui.core.methods._sortkernel import radix_argsort, shared_usable
 
         for index_type in (np.int32, np.int64):  # the containment index's two sorts and counts

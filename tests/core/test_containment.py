@@ -81,11 +81,14 @@ def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
-def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type) -> None:
-    from neardup_gui.core.methods.containment import _RADIX_MIN, sort_in_place, stable_argsort
+@pytest.mark.parametrize("size", ["smallest", "bucketed"])
+def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type, size) -> None:
+    from neardup_gui.core.methods import _sortkernel
+    from neardup_gui.core.methods.sorting import _RADIX_MIN, sort_in_place, stable_argsort
 
     rng = np.random.default_rng(5)
-    n = _RADIX_MIN + 12_345
+    # The smallest sizes sort the whole array digit by digit; larger ones go through buckets first.
+    n = _RADIX_MIN + 12_345 if size == "smallest" else _sortkernel.BUCKET_KEYS * 2**6 + 777
     sampled_hashes = rng.integers(0, 2**60, n, dtype=np.uint64) << np.uint64(4)  # low bits all zero
     sampled_hashes[::3] = sampled_hashes[7]  # many ties: equal keys keep their input order
     small_range = rng.integers(0, 8192 * 201, n).astype(np.int64)  # the per-round composite keys

@@ -79,6 +79,31 @@ def test_compiled_and_numpy_signatures_are_identical() -> None:
     assert np.array_equal(signatures(values, 128, 1, backend="numpy"), signatures(values, 128, 1, backend="compiled"))
 
 
+def test_large_folders_band_and_bucket_compiled_with_the_same_keys_and_pairs(monkeypatch) -> None:
+    pytest.importorskip("numba")
+    from neardup_gui.core.methods import minhash_lsh, sorting
+    from neardup_gui.core.methods.minhash_lsh import band_keys
+
+    rng = np.random.default_rng(9)
+    sigs = rng.integers(0, 2**32, size=(30_000, 128), dtype=np.uint32)
+    sigs[1000:1300] = sigs[7]  # a bucket over the cap: a star around its first member
+    sigs[2000:2040, :40] = sigs[8, :40]  # sharing some bands only
+    subset = np.sort(rng.choice(30_000, size=25_000, replace=False)).astype(np.int64)
+
+    def run(compiled: bool):
+        monkeypatch.setattr(minhash_lsh, "_COMPILED_MIN_DOCS", 0 if compiled else 10**9)
+        monkeypatch.setattr(sorting, "_RADIX_MIN", 0 if compiled else 10**9)
+        return band_keys(sigs, 25, 5), band_keys(sigs, 25, 5, subset), lsh_pairs(sigs, 25, 5, 200), lsh_pairs(sigs, 25, 5, 200, subset=subset)
+
+    numpy_path, compiled_path = run(False), run(True)
+    for ours, theirs in zip(compiled_path[:2], numpy_path[:2]):
+        assert ours.dtype == np.uint64 and np.array_equal(ours, theirs)
+    for (ours, ours_capped), (theirs, theirs_capped) in zip(compiled_path[2:], numpy_path[2:]):
+        assert np.array_equal(ours, theirs) and ours_capped == theirs_capped
+    pairs, capped = compiled_path[2]
+    assert capped == 25 and len(pairs) >= 299 + 39  # the star, and the partial sharers with document 8
+
+
 def test_permutations_equal_datasketch_without_importing_it() -> None:
     from neardup_gui.core.methods.minhash_lsh import permutations
 

@@ -49,3 +49,23 @@ def sign_into(mixed, a, b, row):  # pragma: no cover - compiled
             m = np.uint32(ap * mixed[i] + bp)
             best = min(best, m)
         row[p] = best
+
+
+@njit(cache=True, nogil=True)
+def band_keys_into(sigs, rows, subset, keys):  # pragma: no cover - compiled
+    """``keys[i, band]``: the band's key of ``sigs[subset[i]]`` (``minhash_lsh.band_keys``'s
+    arithmetic: per band, start from ``(band + 1) * 0x9E3779B97F4A7C15``, then for each of its
+    values xor, multiply by the MurmurHash3 64-bit constant and xor-shift by 29, modulo 2**64)."""
+    mult = np.uint64(0x9E3779B97F4A7C15)
+    c = np.uint64(0xFF51AFD7ED558CCD)
+    s29 = np.uint64(29)
+    for i in range(keys.shape[0]):
+        d = subset[i]
+        for band in range(keys.shape[1]):
+            h = np.uint64(band + 1) * mult
+            base = band * rows
+            for r in range(rows):
+                h ^= np.uint64(sigs[d, base + r])
+                h *= c
+                h ^= h >> s29
+            keys[i, band] = h

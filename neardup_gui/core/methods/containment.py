@@ -25,48 +25,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
+from neardup_gui.core.methods.sorting import sort_in_place, stable_argsort
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
-__all__ = ["sampled", "containment_pairs", "intersection_size", "sort_in_place", "sorted_intersections", "stable_argsort"]
+__all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections"]
 
 log = logging.getLogger(__name__)
 
-# From this many keys the compiled radix sort (when numba is installed) beats ``np.argsort``.
-_RADIX_MIN = 100_000
-
-
 @functools.lru_cache(maxsize=1)
-def _kernels():
-    """The compiled (radix sort, shared-sample count), or None without numba."""
+def _count_kernel():
+    """The compiled shared-sample count, or None without numba."""
     try:
-        from neardup_gui.core.methods._sortkernel import radix_argsort, shared_usable
+        from neardup_gui.core.methods._sortkernel import shared_usable
     except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled containment kernels unavailable; using numpy", exc_info=True)
+        log.warning("compiled containment count unavailable; using numpy", exc_info=True)
         return None
-    return radix_argsort, shared_usable
-
-
-def sort_in_place(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
-    """Sort the uint64 ``keys`` in place, stably; returns the permutation that sorts them as given
-    (``np.argsort(keys, kind="stable")``) as ``index_type``.
-
-    Large inputs go through the compiled radix sort: the same permutation, ~6x faster than numpy's
-    stable sort on 9.5 million hashes, with one extra copy of the keys and of the order only.
-    """
-    if keys.size >= _RADIX_MIN:
-        kernels = _kernels()
-        if kernels is not None:
-            order = np.empty(keys.size, dtype=index_type)
-            kernels[0](keys, order)
-            return order
-    order = np.argsort(keys, kind="stable")
-    keys[:] = keys[order]
-    return order.astype(index_type, copy=False)
-
-
-def stable_argsort(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` of non-negative integer keys (left unchanged), as ``index_type``."""
-    return sort_in_place(np.array(keys, dtype=np.uint64), index_type)
+    return shared_usable
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -218,9 +192,9 @@ def containment_pairs(
     # Exact counts on the usable samples (each document's samples are sorted): compiled, on the
     # key numbers (``group``: ascending within a document as the keys are), or per pair in numpy.
     shared = np.empty(len(pairs), dtype=np.int64)
-    kernels = _kernels() if len(pairs) >= _COUNT_KERNEL_MIN_PAIRS else None
-    if kernels is not None:
-        kernels[1](group, first_of_doc, group_size, bucket_cap, pairs, shared)
+    kernel = _count_kernel() if len(pairs) >= _COUNT_KERNEL_MIN_PAIRS else None
+    if kernel is not None:
+        kernel(group, first_of_doc, group_size, bucket_cap, pairs, shared)
     else:
         for n, (a, b) in enumerate(pairs.tolist()):
             x = samples[a][usable[first_of_doc[a] : first_of_doc[a + 1]]]

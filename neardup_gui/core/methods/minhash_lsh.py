@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from neardup_gui.core.methods.sorting import sort_in_place
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,11 @@ _COMPILED_MIN_VALUES = 2_000_000
 _THREADS = 2
 
 
+# From this many documents band keys are computed by the compiled kernel (numba is loaded for the
+# signatures by then): 100,000 documents x 25 bands 0.14-0.3 s in numpy, ~0.02 s compiled.
+_COMPILED_MIN_DOCS = 20_000
+
+
 def _compiled_kernel():
     try:
         from neardup_gui.core.methods._sigkernel import signature_rows
@@ -114,6 +120,16 @@ def _compiled_kernel():
         log.warning("compiled MinHash kernel unavailable; using numpy", exc_info=True)
         return None
     return signature_rows
+
+
+@lru_cache(maxsize=1)
+def _band_kernel():
+    try:
+        from neardup_gui.core.methods._sigkernel import band_keys_into
+    except (ImportError, RuntimeError):
+        log.warning("compiled band keys unavailable; using numpy", exc_info=True)
+        return None
+    return band_keys_into
 
 
 def _as_values(block: np.ndarray) -> np.ndarray:
@@ -237,6 +253,11 @@ def band_keys(sigs: np.ndarray, bands: int, rows: int, subset: np.ndarray | None
     """
     n = sigs.shape[0] if subset is None else int(subset.size)
     keys = np.empty((n, bands), dtype=np.uint64)
+    kernel = _band_kernel() if n >= _COMPILED_MIN_DOCS and bands * rows <= sigs.shape[1] else None
+    if kernel is not None:
+        rows_of = np.arange(n, dtype=np.int64) if subset is None else np.asarray(subset, dtype=np.int64)
+        kernel(sigs, rows, rows_of, keys)
+        return keys
     mult = np.uint64(0x9E3779B97F4A7C15)
     with np.errstate(over="ignore"):
         for band in range(bands):
@@ -267,8 +288,12 @@ def pairs_from_keys(keys: np.ndarray, members: np.ndarray, bucket_cap: int) -> t
     """
     if keys.size < 2:
         return np.zeros((0, 2), dtype=np.int64), 0
-    order = np.argsort(keys, kind="stable")
-    k = keys[order]
+    if keys.dtype == np.uint64:
+        k = keys.copy()
+        order = sort_in_place(k)  # compiled for large inputs: the same stable order, ~3x faster
+    else:
+        order = np.argsort(keys, kind="stable")
+        k = keys[order]
     m = members[order]
     new_group = np.empty(k.size, dtype=bool)
     new_group[0] = True
