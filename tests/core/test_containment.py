@@ -48,12 +48,12 @@ def _brute_force(hashes: list[np.ndarray], threshold: float, sample: int, cap: i
     return out
 
 
-@pytest.mark.parametrize("counts", ["compiled", "numpy"])
-def test_prefix_join_equals_brute_force_counting(counts, monkeypatch) -> None:
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_prefix_join_equals_brute_force_counting(path, monkeypatch) -> None:
     from neardup_gui.core.methods import containment
 
-    # The exact counts of the pairs found: compiled from the first pair, or per pair in numpy.
-    monkeypatch.setattr(containment, "_COUNT_KERNEL_MIN_PAIRS", 0 if counts == "compiled" else 10**9)
+    # The probe rounds and the exact counts: compiled, or in numpy.
+    monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0 if path == "compiled" else 10**9)
     for seed in (1, 2, 3):
         hashes = _corpus(seed)
         for threshold, cap, sample in ((0.8, 200, 4), (0.5, 5, 4), (0.6, 8, 1)):
@@ -67,9 +67,11 @@ def test_excerpts_are_proposed() -> None:
     assert all((i, 60 + i // 2) in pairs for i in range(0, 20, 2))
 
 
-def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing(monkeypatch) -> None:
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing(path, monkeypatch) -> None:
     from neardup_gui.core.methods import containment
 
+    monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0 if path == "compiled" else 10**9)
     hashes = _corpus(5)
     none_sampled = np.array([1, 2, 3], dtype=np.uint64) * np.uint64(4) + np.uint64(1)  # no hash % 4 == 0
     hashes = [none_sampled, *hashes[:30], none_sampled, *hashes[30:], none_sampled]
@@ -102,11 +104,11 @@ def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type,
         assert np.array_equal(sorted_here, np.sort(keys.astype(np.uint64)))
 
 
-@pytest.mark.parametrize("counts", ["compiled", "numpy"])
-def test_boilerplate_shared_by_many_documents_does_not_make_a_pair_contained(counts, monkeypatch) -> None:
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_boilerplate_shared_by_many_documents_does_not_make_a_pair_contained(path, monkeypatch) -> None:
     from neardup_gui.core.methods import containment
 
-    monkeypatch.setattr(containment, "_COUNT_KERNEL_MIN_PAIRS", 0 if counts == "compiled" else 10**9)
+    monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0 if path == "compiled" else 10**9)
     boiler = list(range(10_000, 10_040))  # 40 samples in all ten documents: over the cap of 5
     own = [list(range(100 * d, 100 * d + 40)) for d in range(10)]  # 40 samples each, unique
     shared_by_three = list(range(5_000, 5_039))
@@ -119,3 +121,21 @@ def test_boilerplate_shared_by_many_documents_does_not_make_a_pair_contained(cou
     # Documents 0 and 1 share 41 samples of their 80, 40 of them boilerplate: one usable shared
     # sample of 40, not a containment. Document 1's probe finds document 0, so the count decides.
     assert set(map(tuple, pairs.tolist())) == {(1, 3), (1, 4), (3, 4)} == _brute_force(hashes, 0.8, 1, 5)
+
+
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_a_pair_reached_only_by_a_documents_last_probe_is_found(path, monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0 if path == "compiled" else 10**9)
+    # Document 0: 40 usable samples, so it needs 25 shared (0.8 less three standard errors) and
+    # probes with its 40 - 25 + 1 = 16 rarest: its 15 samples of its own, then one it shares.
+    # Document 1 holds those 25 among 200 of its own, which are all its probes find.
+    shared = list(range(1_000, 1_025))
+    hashes = [
+        np.array(sorted([*range(0, 15), *shared]), dtype=np.uint64),
+        np.array(sorted([*shared, *range(5_000, 5_200)]), dtype=np.uint64),
+        np.array(sorted(range(9_000, 9_050)), dtype=np.uint64),
+    ]
+    pairs, _ = containment_pairs(hashes, 0.8, 1, 200)
+    assert set(map(tuple, pairs.tolist())) == {(0, 1)} == _brute_force(hashes, 0.8, 1, 200)

@@ -1,5 +1,11 @@
-"""Compiled kernels of the containment index (numba): a stable argsort of unsigned 64-bit keys (a
-radix sort) and the exact count of the usable samples two documents share.
+"""Compiled kernels (numba) of the containment index: a stable argsort of unsigned 64-bit keys (a
+radix sort, also used for the LSH bands), the probe rounds, and the exact count of the usable
+samples two documents share.
+
+The probe (``probe_docs``) does per document what ``containment_pairs``' numpy rounds do per
+round, and skips what cannot pair: the samples a document holds alone come first among its rarest
+and join it with nothing, so only its shared samples are sorted, and only when its probe reaches
+them (100,000 documents: the rounds ~0.6 s in numpy, ~0.22 s here, the same pairs).
 
 ``np.argsort`` of 9.5 million shingle hashes (the containment index at 100,000 documents) takes
 ~1.9 s here. A least-significant-digit radix sort over the whole array took ~0.49 s: each pass
@@ -160,3 +166,59 @@ def shared_usable(group, first_of_doc, group_size, bucket_cap, pairs, out):  # p
                 i += 1
                 j += 1
         out[n] = count
+
+
+@njit(cache=True, nogil=True)
+def probe_docs(d0, d1, group, first_of_doc, group_start, group_size, post_docs, threshold, bucket_cap, need):  # pragma: no cover - compiled
+    """The containment index's probe for documents ``d0 .. d1 - 1`` (``containment_pairs``' numpy
+    rounds, one document at a time): each document's usable samples (keys in at most
+    ``bucket_cap`` documents), its ``need[d]`` (shared samples required, the threshold less three
+    binomial standard errors), and the pairs with every document in the postings of its
+    ``n - need + 1`` rarest samples (fewest documents first, then key order).
+
+    Returns the pairs found, (low, high) rows, not deduplicated.
+    """
+    out = np.empty((1024, 2), dtype=np.int64)
+    k = 0
+    longest = 1
+    for d in range(d0, d1):
+        longest = max(longest, first_of_doc[d + 1] - first_of_doc[d])
+    # A document's shared usable samples as (documents holding the key) * longest + position:
+    # sorting these distinct numbers orders them rarest first, ties in key order (no stable sort).
+    rarest = np.empty(longest, dtype=np.int64)
+    spread = threshold * (1.0 - threshold)
+    for d in range(d0, d1):
+        first = first_of_doc[d]
+        m = 0  # usable samples
+        shared = 0  # of which in other documents too
+        for e in range(first, first_of_doc[d + 1]):
+            df = group_size[group[e]]
+            if df <= bucket_cap:
+                m += 1
+                if df > 1:
+                    rarest[shared] = np.int64(df) * longest + (e - first)
+                    shared += 1
+        n = np.float64(max(m, 1))
+        lowered = max(0.0, threshold - 3.0 * np.sqrt(spread / n))
+        need_d = max(1, np.int64(np.ceil(lowered * m - 1e-9)))
+        need[d] = need_d
+        prefix = min(max(m - need_d + 1, 0), m)
+        # The rarest come first: the samples in this document only, which pair it with nothing.
+        probes = prefix - (m - shared)
+        if probes <= 0:
+            continue
+        rarest[:shared].sort()
+        for t in range(probes):
+            g = group[first + rarest[t] % longest]
+            for p in range(group_start[g], group_start[g] + group_size[g]):
+                other = np.int64(post_docs[p])
+                if other == d:
+                    continue
+                if k == out.shape[0]:
+                    grown = np.empty((2 * k, 2), dtype=np.int64)
+                    grown[:k] = out
+                    out = grown
+                out[k, 0] = min(d, other)
+                out[k, 1] = max(d, other)
+                k += 1
+    return out[:k]

@@ -32,15 +32,20 @@ __all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersec
 
 log = logging.getLogger(__name__)
 
+# From this many samples in all, the probe rounds and the exact counts run compiled (numba, loaded
+# for the MinHash signatures at that size anyway); the numpy rounds below give the same pairs.
+_COMPILED_MIN_ENTRIES = 200_000
+
+
 @functools.lru_cache(maxsize=1)
-def _count_kernel():
-    """The compiled shared-sample count, or None without numba."""
+def _kernels():
+    """The compiled (probe round, shared-sample count), or None without numba."""
     try:
-        from neardup_gui.core.methods._sortkernel import shared_usable
+        from neardup_gui.core.methods._sortkernel import probe_docs, shared_usable
     except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled containment count unavailable; using numpy", exc_info=True)
+        log.warning("compiled containment index unavailable; using numpy", exc_info=True)
         return None
-    return shared_usable
+    return probe_docs, shared_usable
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -70,9 +75,6 @@ def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndar
         out[n] = intersection_size(values[offsets[a] : offsets[a + 1]], values[offsets[b] : offsets[b + 1]])
     return out
 
-
-# From this many pairs the exact counts are compiled (numba loads ~0.1 s of machine code the first time).
-_COUNT_KERNEL_MIN_PAIRS = 1000
 
 # Documents probed per round: the probe and join arrays stay small however large the folder.
 _PROBE_DOCS = 8192
@@ -139,12 +141,18 @@ def containment_pairs(
     ignored = int(np.count_nonzero(group_size > bucket_cap))
     progress.check()
 
-    usable = np.empty(total_entries, dtype=bool)
+    kernels = _kernels() if total_entries >= _COMPILED_MIN_ENTRIES else None
+    usable = np.empty(total_entries if kernels is None else 0, dtype=bool)
     need = np.zeros(n_docs, dtype=np.int64)
     found: list[np.ndarray] = []
     for d0 in range(0, n_docs, _PROBE_DOCS):
         progress.check()
         d1 = min(n_docs, d0 + _PROBE_DOCS)
+        if kernels is not None:  # the same round, one document at a time
+            round_pairs = kernels[0](d0, d1, group, first_of_doc, group_start, group_size, post_docs,
+                                     float(threshold), int(bucket_cap), need)  # fmt: skip
+            found.append(unique_pairs(round_pairs, n_docs))
+            continue
         lo, hi = int(first_of_doc[d0]), int(first_of_doc[d1])
         if hi == lo:
             continue
@@ -192,9 +200,8 @@ def containment_pairs(
     # Exact counts on the usable samples (each document's samples are sorted): compiled, on the
     # key numbers (``group``: ascending within a document as the keys are), or per pair in numpy.
     shared = np.empty(len(pairs), dtype=np.int64)
-    kernel = _count_kernel() if len(pairs) >= _COUNT_KERNEL_MIN_PAIRS else None
-    if kernel is not None:
-        kernel(group, first_of_doc, group_size, bucket_cap, pairs, shared)
+    if kernels is not None:
+        kernels[1](group, first_of_doc, group_size, bucket_cap, pairs, shared)
     else:
         for n, (a, b) in enumerate(pairs.tolist()):
             x = samples[a][usable[first_of_doc[a] : first_of_doc[a + 1]]]
