@@ -25,7 +25,6 @@ Imports numpy and fast_diff_match_patch (numba only when it is loaded already).
 
 from __future__ import annotations
 
-import functools
 import logging
 import sys
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from types import ModuleType
 import fast_diff_match_patch as fdmp
 import numpy as np
 
+from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment
 from neardup_gui.core.shingles import window_base
@@ -94,14 +94,8 @@ class PairDiff:
         return tuple((h.right_start, h.right_end) for h in self.hunks if h.right_end > h.right_start)
 
 
-@functools.lru_cache(maxsize=1)
 def _load_kernel() -> ModuleType | None:
-    try:
-        from neardup_gui.core import _diffkernel
-    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled diff unavailable; using fast_diff_match_patch", exc_info=True)
-        return None
-    return _diffkernel
+    return kernel_module("_diffkernel", "fast_diff_match_patch")
 
 
 # Set once every kernel entry point has run here: numba loads a function's machine code from its

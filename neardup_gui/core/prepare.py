@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import logging
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -45,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from neardup_gui.core import shingles as sh
+from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import sampled
@@ -69,7 +69,6 @@ TEMPLATE_MIN_SHARE = 0.05
 LOW_SHARE = 0.25 * TEMPLATE_MIN_SHARE
 INCREMENTAL_MAX_SHARE = 0.02
 CACHE_VERSION = 1
-log = logging.getLogger(__name__)
 # Above this many characters in all, signatures use the compiled kernel (its start-up then pays).
 _COMPILED_MIN_CHARS = 2_000_000
 
@@ -773,12 +772,7 @@ def _batch_hits(
 
 def _prep_kernels():
     """The ``core._prepkernel`` module, or None when numba cannot load it (the numpy path then)."""
-    try:
-        from neardup_gui.core import _prepkernel
-    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled prepare kernel unavailable; using numpy", exc_info=True)
-        return None
-    return _prepkernel
+    return kernel_module("_prepkernel")
 
 
 def load_compiled() -> bool:

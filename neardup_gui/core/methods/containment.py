@@ -18,34 +18,26 @@ Imports numpy only.
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Sequence
 
 import numpy as np
 
+from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.methods.sorting import sort_in_place, stable_argsort
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 
 __all__ = ["sampled", "containment_pairs", "intersection_size", "sorted_intersections"]
 
-log = logging.getLogger(__name__)
-
 # From this many samples in all, the probe rounds and the exact counts run compiled (numba, loaded
 # for the MinHash signatures at that size anyway); the numpy rounds below give the same pairs.
 _COMPILED_MIN_ENTRIES = 200_000
 
 
-@functools.lru_cache(maxsize=1)
 def _kernels():
     """The compiled (probe round, shared-sample count), or None without numba."""
-    try:
-        from neardup_gui.core.methods._sortkernel import probe_docs, shared_usable
-    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled containment index unavailable; using numpy", exc_info=True)
-        return None
-    return probe_docs, shared_usable
+    module = kernel_module("methods._sortkernel")
+    return None if module is None else (module.probe_docs, module.shared_usable)
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:

@@ -15,16 +15,14 @@ Imports numpy only (datasketch is the reference in the tests, not a run-time imp
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
+from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.methods.sorting import sort_in_place
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
-
-log = logging.getLogger(__name__)
 
 __all__ = [
     "permutations",
@@ -114,22 +112,13 @@ _COMPILED_MIN_DOCS = 20_000
 
 
 def _compiled_kernel():
-    try:
-        from neardup_gui.core.methods._sigkernel import signature_rows
-    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled MinHash kernel unavailable; using numpy", exc_info=True)
-        return None
-    return signature_rows
+    module = kernel_module("methods._sigkernel")
+    return None if module is None else module.signature_rows
 
 
-@lru_cache(maxsize=1)
 def _band_kernel():
-    try:
-        from neardup_gui.core.methods._sigkernel import band_keys_into
-    except (ImportError, RuntimeError):
-        log.warning("compiled band keys unavailable; using numpy", exc_info=True)
-        return None
-    return band_keys_into
+    module = kernel_module("methods._sigkernel")
+    return None if module is None else module.band_keys_into
 
 
 def _as_values(block: np.ndarray) -> np.ndarray:

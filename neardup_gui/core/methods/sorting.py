@@ -1,33 +1,25 @@
 """Stable sorts of unsigned 64-bit keys, compiled for large inputs: the containment index's
 postings and probes, and the LSH bands' buckets.
 
-Imports numpy only (the compiled kernel, ``_sortkernel``, lazily).
+Imports numpy only (the compiled kernel, ``_sortkernel``, lazily through ``core.compiled``).
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-
 import numpy as np
 
-__all__ = ["sort_in_place", "stable_argsort"]
+from neardup_gui.core.compiled import kernel_module
 
-log = logging.getLogger(__name__)
+__all__ = ["sort_in_place", "stable_argsort"]
 
 # From this many keys the compiled radix sort (when numba is installed) is used: measured 3x faster
 # than ``np.argsort(kind="stable")`` from 10,000 random keys (0.13 vs 0.44 ms) to 100,000 (2.2 vs 6.7 ms).
 _RADIX_MIN = 20_000
 
 
-@functools.lru_cache(maxsize=1)
 def _radix_kernel():
-    try:
-        from neardup_gui.core.methods._sortkernel import radix_argsort
-    except (ImportError, RuntimeError):  # RuntimeError: numba cannot cache (e.g. a frozen app without sources)
-        log.warning("compiled radix sort unavailable; using numpy", exc_info=True)
-        return None
-    return radix_argsort
+    module = kernel_module("methods._sortkernel")
+    return None if module is None else module.radix_argsort
 
 
 def sort_in_place(keys: np.ndarray, index_type: type = np.int64) -> np.ndarray:
