@@ -12,12 +12,12 @@ The helper is started with ``spawn`` (never ``fork``: the window has threads). W
 ``HELPER_MIN_CORES`` cores or more it is started while the documents are prepared, so its start-up
 (importing, loading the compiled diff) is over when verification begins, and from
 ``HELPER_MIN_DOCUMENTS`` usable documents. With two or three cores, both are busy preparing: it is
-started once the documents are prepared (its start-up then overlaps the LSH stage, which leaves a
-core mostly idle) and only from ``HELPER_FEW_CORES_MIN_DOCUMENTS``, where verification is long
-enough for the share it takes to outweigh its start-up (``helper_pays``, ``start_early``). If it
-cannot start or fails, verification goes on in this process; nothing is lost. A frozen
-(PyInstaller) program must call ``multiprocessing.freeze_support()`` first thing, as
-``packaging/launch.py`` does.
+started once the documents are prepared (its start-up then overlaps the candidate search, which
+is shorter and lighter than the preparation) and only from ``HELPER_FEW_CORES_MIN_DOCUMENTS``,
+where verification is long enough for the share it takes to outweigh its start-up
+(``helper_pays``, ``start_early``). If it cannot start or fails, verification goes on in this
+process; nothing is lost. A frozen (PyInstaller) program must call
+``multiprocessing.freeze_support()`` first thing, as ``packaging/launch.py`` does.
 
 Imports numpy and sibling engine modules only; no Qt.
 """
