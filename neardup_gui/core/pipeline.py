@@ -17,6 +17,7 @@ LSH only proposes; exact scores decide.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -180,7 +181,12 @@ def _fit_models(
     return model, fps
 
 
-def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_PROGRESS) -> Proposals:
+def propose(
+    prepared: Prepared,
+    params: ScreenParams,
+    progress: Progress = NULL_PROGRESS,
+    meanwhile: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None = None,
+) -> Proposals:
     """Pairs proposed by the exact pass and by the chosen method, over prepared documents.
 
     Every method starts from the exact groups (identical normalized texts; one representative
@@ -188,6 +194,12 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
     compares every pair exactly; ``tfidf`` and ``simhash`` use their own indexes (and need
     ``Prepared.cps``); ``exact`` stops after the groups. MinHash signatures are always computed
     (cheap), so every pair gets its MinHash estimate.
+
+    Args:
+        meanwhile: With ``minhash``, called on this thread with the pairs found so far (the exact
+            groups' and LSH's) while the containment index, which takes longer, is still being
+            built on the other, and a function that tells when the index is done: work for the
+            verification to come can use the idle time, and stop when it ends.
     """
     n = len(prepared)
     groups = exact.group_by_digest(prepared.digests)
@@ -236,6 +248,8 @@ def propose(prepared: Prepared, params: ScreenParams, progress: Progress = NULL_
             for gi, gj in rep_pairs.tolist():
                 found.update(expand(gi, gj))
             if contained is not None:
+                if meanwhile is not None and not contained.done():
+                    meanwhile(by_method[METHOD_EXACT] | found, contained.done)
                 cpairs, proposals.boilerplate_samples = contained.result()
                 found = by_method[METHOD_CONTAINMENT] = set()
                 for gi, gj in cpairs.tolist():
@@ -317,8 +331,11 @@ def screen(
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early
         helper.start()
+    read_ahead = None
     if release_texts is not None and not (own_models or extra_scores):
         release_texts()
+        if params.scope == "all":  # else some of LSH's pairs are left out, and their texts not needed
+            read_ahead = functools.partial(_read_ahead, texts, prepared.doc_ids, progress)
     release_free_memory()  # the batches' temporaries, before the next stage's peak
     no_sh = set(prepared.no_shingles)
     final_docs = tuple(
@@ -338,7 +355,7 @@ def screen(
     if len(prepared) < 2:
         notes.append("fewer than two usable documents: nothing to compare")
         return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes), new_cache)
-    proposals = propose(prepared, params, progress)
+    proposals = propose(prepared, params, progress, meanwhile=read_ahead)
     release_free_memory()
     if proposals.tfidf is None and extra_scores:
         proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)
@@ -377,6 +394,29 @@ def screen(
     counts["rejected_by_verification"] = rejected
     counts["candidates"] = len(kept)
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache)
+
+
+def _read_ahead(
+    texts: Mapping[str, str],
+    doc_ids: Sequence[str],
+    progress: Progress,
+    pairs: set[tuple[int, int]],
+    stop: Callable[[], bool],
+) -> None:
+    """Read again, in document order, the released texts of the documents in ``pairs``, until
+    ``stop()``.
+
+    ``propose`` calls it while the containment index is built on the other thread: the pairs LSH
+    found are verified next, and a text once read is kept, so reading, checking and decoding it
+    here takes that work off verification (at 100,000 files the index outlasts LSH by ~1 s, in
+    which ~0.7 s of reading fits; verification was 0.4-0.6 s shorter).
+    """
+    for n, i in enumerate(sorted({i for pair in pairs for i in pair})):
+        if n % 64 == 0:
+            progress.check()
+            if stop():
+                return
+        texts[doc_ids[i]]
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,

@@ -170,3 +170,47 @@ def test_progress_reaches_every_stage_in_order() -> None:
     screen(docs_for(SEED_TEXTS), SEED_TEXTS, SEED_PARAMS, progress)
     order = list(dict.fromkeys(seen))
     assert order[:4] == ["normalize", "shingle", "candidates", "verify"]
+
+
+class _HoldContainment(CallbackProgress):
+    """``check`` on the containment index's thread waits until ``released`` is set (or 10 s), so
+    that index is still being built when LSH's pairs are known."""
+
+    def __init__(self) -> None:
+        super().__init__(min_interval=0)
+        self.released = threading.Event()
+
+    def check(self) -> None:
+        if threading.current_thread().name.startswith("neardup-containment"):
+            self.released.wait(10)
+        super().check()
+
+
+def test_while_the_containment_index_is_built_the_pairs_found_so_far_are_handed_on() -> None:
+    from neardup_gui.core.pipeline import METHOD_CONTAINMENT, METHOD_EXACT, METHOD_MINHASH, prepare, propose
+
+    rng = random.Random(11)
+    texts = {f"t{i:02d}": _random_text(rng, 500) for i in range(30)}
+    texts["copy"] = texts["t03"]
+    texts["edit"] = texts["t07"][:300] + "改" + texts["t07"][301:]
+    texts["excerpt"] = texts["t12"][100:400]  # found by containment only
+    params = ScreenParams(k=5)
+    prepared = prepare(sorted(texts), texts, params)
+    progress = _HoldContainment()
+    calls: list[tuple[set, bool]] = []
+
+    def meanwhile(found: set, done) -> None:
+        calls.append((set(found), done()))
+        progress.released.set()
+
+    proposals = propose(prepared, params, progress, meanwhile=meanwhile)
+    by = proposals.by_method
+    assert len(calls) == 1
+    found, done_then = calls[0]
+    assert not done_then  # the index was still being built
+    assert found == by[METHOD_EXACT] | by[METHOD_MINHASH]
+    ids = prepared.doc_ids
+    named = {(ids[i], ids[j]) for i, j in found}
+    assert ("copy", "t03") in named and ("edit", "t07") in named
+    excerpt = (ids.index("excerpt"), ids.index("t12"))
+    assert tuple(sorted(excerpt)) in by[METHOD_CONTAINMENT] - found  # came later, from the index

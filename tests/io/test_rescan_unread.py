@@ -238,3 +238,47 @@ def test_a_screen_runs_without_the_cycle_collector_and_restores_it(tmp_path: Pat
     screen_folder(source, progress=CallbackProgress(lambda *_: during.append(gc.isenabled()), min_interval=0))
     assert during and not any(during)
     assert gc.isenabled()
+
+
+def test_reading_ahead_reads_the_paired_texts_again_in_order_and_stops_when_asked(folder) -> None:
+    from neardup_gui.core.pipeline import _read_ahead
+    from neardup_gui.core.progress import NULL_PROGRESS
+
+    scanned = scan_folder(folder)
+    texts = scanned.texts
+    before = {d.doc_id: texts[d.doc_id] for d in scanned.usable()}
+    ids = [d.doc_id for d in scanned.usable()]
+    texts.forget()
+    assert texts.unread == len(ids)
+    pairs = {(0, 3), (3, 9), (20, 21)}
+    _, opened = _opened_during(lambda: _read_ahead(texts.lenient(), ids, NULL_PROGRESS, pairs, lambda: False), folder)
+    wanted = [ids[i] for i in (0, 3, 9, 20, 21)]
+    assert texts.unread == len(ids) - len(wanted)
+    paths = {d.doc_id: str(folder / d.path) for d in scanned.usable()}
+    assert opened == sorted(paths[d] for d in wanted)
+    assert all(texts[d] == before[d] for d in wanted)  # the same texts, kept
+    # Asked to stop (the containment index is done): it reads nothing more.
+    _, opened = _opened_during(lambda: _read_ahead(texts.lenient(), ids, NULL_PROGRESS, {(1, 2)}, lambda: True), folder)
+    assert opened == [] and texts.unread == len(ids) - len(wanted)
+
+
+def test_a_large_screen_reads_lsh_pairs_ahead_with_the_same_results(folder, monkeypatch) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.tasks import screen as screen_task
+
+    kept = screen_folder(folder, PARAMS)
+    monkeypatch.setattr(screen_task, "RELEASE_TEXTS_CHARS", 0)
+    asked: list[int] = []
+    real = pipeline._read_ahead
+    real_propose = pipeline.propose
+
+    def propose(prepared, params, progress, meanwhile=None):
+        assert meanwhile is not None  # texts released, scope "all": the screen reads ahead
+        # The containment index may finish before LSH on a folder this small: call it as propose would.
+        meanwhile({(0, 1)}, lambda: False)
+        return real_propose(prepared, params, progress, meanwhile=meanwhile)
+
+    monkeypatch.setattr(pipeline, "propose", propose)
+    monkeypatch.setattr(pipeline, "_read_ahead", lambda *a: asked.append(len(a[3])) or real(*a))
+    released = screen_folder(folder, PARAMS)
+    assert asked and _essentials(released) == _essentials(kept)
