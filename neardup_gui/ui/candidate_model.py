@@ -151,6 +151,7 @@ class CandidateModel(QAbstractTableModel):
         statuses: Mapping[Pair, str] | None = None,
         stale: Iterable[Pair] = (),
         changed_docs: Iterable[str] = (),
+        names: Mapping[str, str] | None = None,
     ) -> None:
         """Replace every row (resets the model).
 
@@ -159,11 +160,16 @@ class CandidateModel(QAbstractTableModel):
             statuses: Decided statuses (pairs left out are pending).
             stale: Pairs whose decisions were made on files that have changed since.
             changed_docs: doc_ids whose file changed since the screen (texts not shown).
+            names: doc_id -> file name shown, worked out beforehand (``result_handoff``); else
+                from ``documents`` here.
         """
         self.beginResetModel()
         self._rows = list(candidates)
         self._docs = dict(documents)
-        self._names = {doc_id: file_name(doc.path) for doc_id, doc in self._docs.items()}
+        if names is None:
+            self._names = {doc_id: file_name(doc.path) for doc_id, doc in self._docs.items()}
+        else:
+            self._names = dict(names)
         self._status = dict(statuses or {})
         self._stale = set(stale)
         self._changed_docs = set(changed_docs)

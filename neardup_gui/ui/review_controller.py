@@ -91,6 +91,7 @@ class ReviewController(QObject):
             {k: s.status for k, s in states.items()},
             stale=[k for k, s in states.items() if s.stale],
             changed_docs=prepared.changed_docs,
+            names=prepared.pair_names,
         )
         column, order = self.view.proxy.current_sort()
         if column >= 0:

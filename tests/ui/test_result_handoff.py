@@ -82,6 +82,31 @@ def test_the_stored_decisions_are_read_off_the_gui_thread(make_window, sample: P
     assert window.candidate_model.index(row, Column.STATUS).data() == "Valid revision · 有效修订"
 
 
+def test_the_tables_file_names_are_worked_out_off_the_gui_thread(make_window, sample: Path, qtbot, monkeypatch) -> None:
+    from neardup_gui.ui import candidate_columns, candidate_model, result_handoff
+
+    named_on: list[threading.Thread] = []
+
+    def recording(path: str) -> str:
+        named_on.append(threading.current_thread())
+        return candidate_columns.file_name(path)
+
+    monkeypatch.setattr(result_handoff, "file_name", recording)
+    monkeypatch.setattr(candidate_model, "file_name", recording)
+    window = make_window(sample)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    outcome = window.outcome
+    paired = {d for c in outcome.candidates for d in (c.left, c.right)}
+    assert len(named_on) == len(paired) and threading.main_thread() not in named_on
+    model = window.candidate_model
+    by_id = outcome.documents_by_id
+    for row in range(model.rowCount()):
+        c = model.index(row, Column.LEFT).data(Qt.ItemDataRole.UserRole + 2)
+        assert model.index(row, Column.LEFT).data() == by_id[c.left].path.rsplit("/", 1)[-1]
+        assert model.index(row, Column.RIGHT).data() == by_id[c.right].path.rsplit("/", 1)[-1]
+
+
 def test_decisions_saved_before_reopening_a_workspace_still_show(screened, make_window, qtbot, session_threads) -> None:
     window = screened
     view = window.candidate_view
