@@ -92,6 +92,8 @@ class ScreenResult:
         counts: Pairs proposed per method, verified, kept, capped buckets, ...
         notes: Warnings worth showing to the user.
         cache: Per-file entries for the next screen's ``cache`` (when asked with ``keep_cache``).
+        rejected: (left, right) doc_ids, by path, of the proposed pairs verification rejected (or
+            took as rejected from ``previous``): with ``cache``, for the next screen's ``PairMemo``.
     """
 
     documents: tuple[Document, ...]
@@ -101,6 +103,7 @@ class ScreenResult:
     counts: dict[str, int]
     notes: tuple[str, ...]
     cache: PrepareCache | None = None
+    rejected: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,20 +111,24 @@ class PairMemo:
     """The verified pairs of an earlier screen, to take over for pairs of unchanged files.
 
     A pair's scores, passages and flags depend only on its two texts, the parameters and the
-    boilerplate index; with all three unchanged it is not verified again. (Pairs scored with
-    TF-IDF cosine are always verified again: that score depends on every document.)
+    boilerplate index; with all three unchanged it is not verified again. Whether a pair is
+    rejected depends on its two texts and the parameters only, so a pair rejected then is not
+    verified again either. (Pairs scored with TF-IDF cosine are always verified again: that score
+    depends on every document.)
 
     Attributes:
         params: ``ScreenParams.to_dict()`` of that screen.
         template: Its boilerplate hashes (``TemplateIndex.boilerplate``).
         pairs: (left file SHA-256, right file SHA-256) -> its candidate, left and right by path.
         min_count: Its boilerplate index's ``min_count`` (the template flag's note names it).
+        rejected: (left file SHA-256, right file SHA-256), by path, of the pairs it rejected.
     """
 
     params: Mapping[str, object]
     template: np.ndarray
     pairs: Mapping[tuple[str, str], Candidate]
     min_count: int = 0
+    rejected: frozenset[tuple[str, str]] = frozenset()
 
     def applies_to(self, params: ScreenParams) -> bool:
         """Were these pairs verified with ``params`` (compared as canonical JSON)?"""
@@ -331,6 +338,9 @@ def screen(
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early
         helper.start()
+    # The earlier screen's pairs apply when the parameters are the same and no TF-IDF model
+    # scores the pairs (a cosine depends on every document).
+    applies = previous is not None and not (own_models or extra_scores) and previous.applies_to(params)
     read_ahead = None
     if release_texts is not None and not (own_models or extra_scores):
         release_texts()
@@ -349,6 +359,11 @@ def screen(
         for d in documents
     )
     by_id = {d.doc_id: d for d in final_docs}
+    if read_ahead is not None and applies:
+        # The pairs the earlier screen verified are taken over (bar a few whose template evidence
+        # moved, read when verified): their texts are not needed.
+        assert previous is not None
+        read_ahead = functools.partial(read_ahead, skip=_memo_lookup(previous, by_id, prepared.doc_ids))
     bands, rows = banding(params)
     notes: list[str] = []
     counts: dict[str, int] = {"documents_compared": len(prepared), "prepared_from_cache": prepared.reused}
@@ -382,18 +397,54 @@ def screen(
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
     memo, touched, note_moved = None, None, False
-    if previous is not None and proposals.tfidf is None and previous.applies_to(params):
-        memo = previous.pairs
+    if applies and proposals.tfidf is None:
+        assert previous is not None
+        memo = previous
         touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
         note_moved = previous.min_count != template.min_count
-    kept, rejected, taken = _verify_and_flag(
+    kept, rejected, taken, taken_rejected = _verify_and_flag(
         prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper
     )
     counts["pairs_from_previous_run"] = taken
+    counts["rejections_from_previous_run"] = taken_rejected
     counts["proposed_pairs"] = len(all_pairs)
     counts["rejected_by_verification"] = rejected
     counts["candidates"] = len(kept)
-    return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache)
+    rejected_ids = _rejected_pairs(all_pairs, kept, prepared.doc_ids, by_id) if keep_cache else ()
+    return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache,
+                        rejected_ids)  # fmt: skip
+
+
+def _memo_lookup(
+    memo: PairMemo, by_id: Mapping[str, Document], doc_ids: Sequence[str]
+) -> Callable[[int, int], bool]:
+    """(i, j) -> does ``memo`` hold the pair of those two documents, kept or rejected?"""
+
+    def held(i: int, j: int) -> bool:
+        left, right = by_id[doc_ids[i]], by_id[doc_ids[j]]
+        if left.path > right.path:
+            left, right = right, left
+        if not (left.sha256 and right.sha256):
+            return False
+        key = (left.sha256, right.sha256)
+        return key in memo.pairs or key in memo.rejected
+
+    return held
+
+
+def _rejected_pairs(
+    pairs: Sequence[tuple[int, int]], kept: Sequence[Candidate], doc_ids: Sequence[str], by_id: Mapping[str, Document]
+) -> tuple[tuple[str, str], ...]:
+    """(left, right) doc_ids, by path, of the ``pairs`` not among ``kept``."""
+    kept_ids = {(c.left, c.right) for c in kept}
+    out = []
+    for i, j in pairs:
+        a, b = doc_ids[i], doc_ids[j]
+        if by_id[a].path > by_id[b].path:
+            a, b = b, a
+        if (a, b) not in kept_ids:
+            out.append((a, b))
+    return tuple(out)
 
 
 def _read_ahead(
@@ -402,15 +453,19 @@ def _read_ahead(
     progress: Progress,
     pairs: set[tuple[int, int]],
     stop: Callable[[], bool],
+    *,
+    skip: Callable[[int, int], bool] | None = None,
 ) -> None:
-    """Read again, in document order, the released texts of the documents in ``pairs``, until
-    ``stop()``.
+    """Read again, in document order, the released texts of the documents in ``pairs`` (but those
+    only in pairs ``skip`` names: an earlier screen's pairs taken over), until ``stop()``.
 
     ``propose`` calls it while the containment index is built on the other thread: the pairs LSH
     found are verified next, and a text once read is kept, so reading, checking and decoding it
     here takes that work off verification (at 100,000 files the index outlasts LSH by ~1 s, in
     which ~0.7 s of reading fits; verification was 0.4-0.6 s shorter).
     """
+    if skip is not None:
+        pairs = {p for p in pairs if not skip(*p)}
     for n, i in enumerate(sorted({i for pair in pairs for i in pair})):
         if n % 64 == 0:
             progress.check()
@@ -433,14 +488,15 @@ def _verify_and_flag(
     params: ScreenParams,
     template: flagmod.TemplateIndex,
     progress: Progress,
-    memo: Mapping[tuple[str, str], Candidate] | None = None,
+    memo: PairMemo | None = None,
     touched: np.ndarray | None = None,
     note_moved: bool = False,
     helper: VerifyHelper | None = None,
-) -> tuple[list[Candidate], int, int]:
+) -> tuple[list[Candidate], int, int, int]:
     """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
 
-    Pairs found in ``memo`` (by the SHA-256 of both files) are taken from it instead, unless both
+    Pairs ``memo`` rejected (by the SHA-256 of both files) are rejected again without a look.
+    Pairs found in its ``pairs`` are taken from it instead of verified, unless both
     documents are ``touched`` (both hold a shingle whose boilerplate status changed since), or the
     pair was flagged template_only from the boilerplate index and ``note_moved`` (the index's
     ``min_count``, which that flag's note names, is another now). A pair whose documents hold no
@@ -451,11 +507,12 @@ def _verify_and_flag(
     before this one verifies the rest; if it fails, this process verifies its share too.
 
     Returns:
-        (kept candidates, number rejected, number taken from ``memo``).
+        (kept candidates, number rejected, number of candidates taken from ``memo``, number of those
+        rejected that ``memo`` had rejected).
     """
     quiet = ChecksOnly(progress)
     kept: list[Candidate] = []
-    rejected = taken = 0
+    rejected = taken = taken_rejected = 0
     total = len(pairs)
     ids = prepared.doc_ids
     use_helper = helper is not None and proposals.tfidf is None and proposals.fingerprints is None
@@ -473,7 +530,12 @@ def _verify_and_flag(
                 left, right = by_id[ids[i]], by_id[ids[j]]
                 if left.path > right.path:
                     left, right = right, left
-                old = memo.get((left.sha256, right.sha256)) if left.sha256 and right.sha256 else None
+                key = (left.sha256, right.sha256) if left.sha256 and right.sha256 else None
+                old = memo.pairs.get(key) if key is not None else None
+                if old is None and key is not None and key in memo.rejected:
+                    rejected += 1  # rejected by an earlier screen: a matter of the two texts alone
+                    taken_rejected += 1
+                    continue
                 if (
                     old is None
                     or (touched is not None and touched[i] and touched[j])
@@ -498,7 +560,7 @@ def _verify_and_flag(
             else:
                 away.append((future, sent))
         local_rounds.append(chunk)
-    done = taken
+    done = taken + taken_rejected
     for chunk in local_rounds:
         got, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=chunk)
         kept.extend(got)
@@ -522,7 +584,7 @@ def _verify_and_flag(
         rejected += dropped
     progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
-    return kept, rejected, taken
+    return kept, rejected, taken, taken_rejected
 
 
 def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.ndarray) -> np.ndarray:

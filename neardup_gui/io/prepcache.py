@@ -4,9 +4,10 @@ One uncompressed ``.npz`` holds the per-document entries of the last completed s
 (``core.prepare.PrepareCache``): file SHA-256, normalized digest and length, MinHash signature,
 containment sample and boilerplate hits. A rescan takes unchanged files from it instead of
 normalizing, shingling and signing them again. It also holds that screen's verified pairs keyed by
-the SHA-256 of both files (``core.pipeline.PairMemo``, as JSON), so pairs of unchanged files are not
-verified again. And it holds how each file was found (``io.corpus.KnownFile``: size, times, inode
-and the row read from it), so a rescan does not even open a file whose stamp is unchanged.
+the SHA-256 of both files (``core.pipeline.PairMemo``, as JSON) and the pairs it rejected, so
+pairs of unchanged files are not verified again. And it holds how each file was found
+(``io.corpus.KnownFile``: size, times, inode and the row read from it), so a rescan does not even
+open a file whose stamp is unchanged.
 
 The file is written atomically (temporary file + ``os.replace``) after a screen completed, so it is
 either the previous run's or this one's. A missing, unreadable, truncated or foreign file is
@@ -91,7 +92,7 @@ def _memo_bytes(memo: PairMemo | None) -> np.ndarray:
     if memo is None:
         return np.zeros(0, dtype=np.uint8)
     dumps = json.JSONEncoder(ensure_ascii=False).encode
-    head = dumps({"fields": _CAND_FIELDS, "params": memo.params})
+    head = dumps({"fields": _CAND_FIELDS, "params": memo.params, "rejected": sorted(memo.rejected)})
     lines = [head, *(dumps([a, b, _candidate_row(c)]) for (a, b), c in memo.pairs.items())]
     return np.frombuffer("\n".join(lines).encode("utf-8"), dtype=np.uint8)
 
@@ -313,7 +314,8 @@ def _pairs_from(z: Any) -> PairMemo | None:
     for line in lines[1:]:
         a, b, row = json.loads(line)
         pairs[(a, b)] = _candidate(row)
-    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]))
+    rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
+    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected)
 
 
 def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:

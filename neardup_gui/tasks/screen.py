@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import platform
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -286,7 +286,7 @@ def screen_folder(
         # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
         arrays = None
         if result.cache is not None:
-            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count)
+            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
                                   corpus.known_files(), read_key)  # fmt: skip
             del memo
@@ -350,15 +350,19 @@ def _read_key(params: ScreenParams, extract_options: ExtractOptions) -> str:
     return json.dumps({"max_bytes": params.max_bytes, "extract": dataclasses.asdict(extract_options)}, sort_keys=True)
 
 
-def _pair_memo(outcome: ScreenOutcome, template: np.ndarray, min_count: int) -> PairMemo:
-    """This run's verified pairs by the SHA-256 of both files, for the next rescan."""
+def _pair_memo(
+    outcome: ScreenOutcome, template: np.ndarray, min_count: int, rejected: Sequence[tuple[str, str]] = ()
+) -> PairMemo:
+    """This run's verified pairs, and those it rejected (doc_ids), by the SHA-256 of both files,
+    for the next rescan."""
     by_id = outcome.documents_by_id
     pairs = {}
     for c in outcome.candidates:
         left, right = by_id[c.left].sha256, by_id[c.right].sha256
         if left and right:
             pairs.setdefault((left, right), c)
-    return PairMemo(outcome.params.to_dict(), template, pairs, min_count)
+    shas = ((by_id[a].sha256, by_id[b].sha256) for a, b in rejected)
+    return PairMemo(outcome.params.to_dict(), template, pairs, min_count, frozenset(k for k in shas if all(k)))
 
 
 def _normalized_skipped(folder: Path) -> None:

@@ -131,6 +131,38 @@ def test_a_rescan_takes_over_the_pairs_of_unchanged_files_and_verifies_the_rest(
     assert (out / "candidates.csv").read_bytes() == (tmp_path / "fresh" / "candidates.csv").read_bytes()
 
 
+def test_a_rescan_does_not_verify_again_the_pairs_the_last_screen_rejected(tmp_path) -> None:
+    from neardup_gui.io.prepcache import load_pairs
+
+    # Pairs sharing a fifth of their shingles: a permissive banding proposes most of them, and
+    # verification rejects them (Jaccard ~0.2 < 0.5, containment ~0.33).
+    rng = random.Random(12)
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(8):
+        shared = _text(rng, 150)
+        (src / f"{i}-x.txt").write_text(shared + _text(rng, 300), encoding="utf-8")
+        (src / f"{i}-y.txt").write_text(shared + _text(rng, 300), encoding="utf-8")
+    (src / "copy-a.txt").write_text(_text(rng, 400), encoding="utf-8")
+    shutil.copy(src / "copy-a.txt", src / "copy-b.txt")
+    params = PARAMS.with_(all_scores="never", bands=64, rows=2)
+    out = tmp_path / "ws"
+    first = screen_folder(src, params, out_dir=out)
+    rejected = first.run.counts["rejected_by_verification"]
+    assert rejected >= 5 and first.run.counts["rejections_from_previous_run"] == 0
+    assert len(load_pairs(out).rejected) == rejected
+    # One document of a rejected pair changes (its pair is scored again), and one that pairs with none.
+    (src / "0-x.txt").write_text((src / "0-x.txt").read_text(encoding="utf-8") + "补", encoding="utf-8")
+    (src / "extra.txt").write_text(_text(rng, 300), encoding="utf-8")
+    again = screen_folder(src, params, out_dir=out)
+    fresh = screen_folder(src, params, out_dir=tmp_path / "fresh", use_cache=False)
+    assert again.run.counts["rejected_by_verification"] == fresh.run.counts["rejected_by_verification"]
+    assert again.run.counts["rejections_from_previous_run"] == fresh.run.counts["rejected_by_verification"] - 1
+    assert again.run.counts["pairs_from_previous_run"] == 1  # the copies
+    assert _essentials(again) == _essentials(fresh)
+    assert (out / "candidates.csv").read_bytes() == (tmp_path / "fresh" / "candidates.csv").read_bytes()
+
+
 def test_pairs_are_verified_again_when_the_parameters_change(folder, tmp_path) -> None:
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)

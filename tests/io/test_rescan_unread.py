@@ -282,3 +282,40 @@ def test_a_large_screen_reads_lsh_pairs_ahead_with_the_same_results(folder, monk
     monkeypatch.setattr(pipeline, "_read_ahead", lambda *a: asked.append(len(a[3])) or real(*a))
     released = screen_folder(folder, PARAMS)
     assert asked and _essentials(released) == _essentials(kept)
+
+
+def test_a_released_rescan_reads_ahead_only_the_pairs_it_will_verify(folder, tmp_path, monkeypatch) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.tasks import screen as screen_task
+
+    monkeypatch.setattr(screen_task, "RELEASE_TEXTS_CHARS", 0)  # as if past 50 million characters
+    real_propose = pipeline.propose
+
+    def propose(prepared, params, progress, meanwhile=None):
+        # However fast the containment index is on a folder this small, read ahead over every pair.
+        proposals = real_propose(prepared, params, progress)
+        if meanwhile is not None:
+            meanwhile(set(proposals.all_pairs()), lambda: False)
+        return proposals
+
+    monkeypatch.setattr(pipeline, "propose", propose)
+    out = tmp_path / "ws"
+    asked: list[int] = []
+    real = pipeline._read_ahead
+    monkeypatch.setattr(pipeline, "_read_ahead", lambda *a, **k: asked.append(len(a[3])) or real(*a, **k))
+    screen_folder(folder, PARAMS, out_dir=out, with_normalized=False)  # normalized/ would hold every text
+    changed = folder / "b" / "002-edit.txt"
+    changed.write_text(changed.read_text(encoding="utf-8") + "补", encoding="utf-8")
+    _settle()
+    again, opened = _opened_during(lambda: screen_folder(folder, PARAMS, out_dir=out, with_normalized=False), folder)
+    assert asked == [len(again.candidates)] * 2  # every pair went to the reading ahead
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert _essentials(again) == _essentials(fresh)
+    assert again.run.counts["pairs_from_previous_run"] == len(again.candidates) - 1
+    # Opened: the changed file, to be read and checked after the run, and its partner, whose
+    # pair is verified again. None of the files whose pairs were taken over.
+    by_id = again.documents_by_id
+    partner = {by_id[d].path for c in again.candidates if "b/002-edit.txt" in (by_id[c.left].path, by_id[c.right].path)
+               for d in (c.left, c.right)}  # fmt: skip
+    assert partner == {"a/002.txt", "b/002-edit.txt"}
+    assert opened == sorted(str(folder / p) for p in partner)
