@@ -634,7 +634,7 @@ def scan_folder(
     progress: Progress = NULL_PROGRESS,
     workers: int = 1,
     extract_options: ExtractOptions = DEFAULT_OPTIONS,
-    known: Mapping[str, KnownFile] | None = None,
+    known: Mapping[str, KnownFile] | Callable[[], Mapping[str, KnownFile] | None] | None = None,
     read_helper: bool = False,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
@@ -657,7 +657,9 @@ def scan_folder(
         known: path -> how an earlier scan with the same ``max_bytes`` and ``extract_options``
             found the file (``LoadedCorpus.known_files``). A file whose ``file_stamp`` is still
             the same is not opened: its row is taken over (SHA-256 included) and its text is read
-            only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``.
+            only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``. May be
+            a function giving it (or None), called once the folder is walked: the caller can load
+            it meanwhile.
         read_helper: With ``workers=1``, from ``READ_HELPER_MIN_FILES`` files to read on two or
             more cores, a spawned process reads a share of them (the same results). Off by
             default: a spawned process imports the caller's main module again, so only programs
@@ -679,7 +681,9 @@ def scan_folder(
     root_path = given.resolve()
     started_ns = time.time_ns()
     # Without an earlier scan to compare stamps with, files are stat'ed once they are open.
-    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=bool(known))
+    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=callable(known) or bool(known))
+    if callable(known):
+        known = known()
     shown = [display_path(e.rel) for e in entries]
     source_ids: dict[str, str] = {}  # a few folder names, each shown once
     by_rel: dict[str, _ReadResult] = {}

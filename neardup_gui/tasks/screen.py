@@ -32,7 +32,7 @@ from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, SourceTexts, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
-from neardup_gui.io.prepcache import cache_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays
+from neardup_gui.io.prepcache import CACHE_FILE, cache_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays
 
 log = logging.getLogger(__name__)
 
@@ -173,9 +173,12 @@ def screen_folder(
     versions = library_versions()
     extract_options = ExtractOptions(tables=params.docx_tables, headers_footers=params.docx_headers_footers)
     read_key = _read_key(params, extract_options)
-    known = load_known(out_path, versions, read_key) if caching and not reread and out_path is not None else None
-    # The rest of the cache is read on a thread while the folder is walked and read.
+    # The cache is read on a thread while the folder is walked and read: first how the last screen
+    # found each file, which the scan needs once the walk is done, then the rest.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-read") as pool:
+        known = None
+        if caching and not reread and out_path is not None and (out_path / CACHE_FILE).is_file():
+            known = pool.submit(load_known, out_path, versions, read_key).result
         cached = pool.submit(_load_cache_and_pairs, out_path, versions) if caching and out_path is not None else None
         corpus = scan_folder(
             source_path,
