@@ -249,14 +249,24 @@ def _record_dict(cls: type) -> Callable[[Any], dict[str, Any]]:
 
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(x, ensure_ascii=False) does
-_segment_dict = _record_dict(Segment)
 _evidence_dict = _record_dict(FlagEvidence)
+_segment_values = attrgetter(*(f.name for f in fields(Segment)))
+_SEGMENT_JSON = "{{" + ", ".join(f'"{f.name}": {{}}' for f in fields(Segment)) + "}}"
+
+
+def _segments_json(segments: Iterable[Segment]) -> str:
+    """``_to_json`` of the segments as dicts, character for character (the rows' digests compare
+    it with what earlier runs stored), made by formatting: their fields are integers, and this is
+    ~3x faster for the ~60,000 segments of a 100,000-file screen's pairs."""
+    return "[" + ", ".join([_SEGMENT_JSON.format(*_segment_values(s)) for s in segments]) + "]"
+
+
 # One converter per candidate column that is not stored as it is (JSON text for nested parts).
 _CAND_CONVERT: dict[str, Callable[[Any], Any]] = {
     "methods": _to_json,
     "flags": _to_json,
     "shared_sample": _to_json,
-    "segments": lambda segments: _to_json(list(map(_segment_dict, segments))),
+    "segments": _segments_json,
     "evidence": lambda evidence: _to_json(list(map(_evidence_dict, evidence))),
 }
 _cand_values = attrgetter(*_CAND_FIELDS)

@@ -328,6 +328,23 @@ def test_a_rescan_stores_only_its_new_or_changed_pairs_and_reads_all_back_in_ord
         assert s.pair_states("run-2")[("d-0005", "d-0006")].status == "keep_both"
 
 
+def test_segments_are_stored_as_the_json_earlier_versions_stored(tmp_path: Path) -> None:
+    # A rescan compares each pair's row with the base's by a digest of its values: a segment
+    # written another way would make every pair of a session written before look changed.
+    import dataclasses
+    import json
+
+    path = tmp_path / SESSION_FILENAME
+    pairs = _pairs(6)
+    pairs[2] = dataclasses.replace(pairs[2], segments=(Segment(0, 12, 3, 15), Segment(10**9, 10**9 + 7, 0, 7)))
+    pairs[3] = dataclasses.replace(pairs[3], segments=())
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(3), pairs)
+    with sqlite3.connect(path) as conn:
+        stored = [r[0] for r in conn.execute("SELECT segments FROM candidates WHERE run_id = 'run-1' ORDER BY ord")]
+    assert stored == [json.dumps([dataclasses.asdict(g) for g in c.segments], ensure_ascii=False) for c in pairs]
+
+
 def test_candidates_that_changed_too_much_are_stored_whole(tmp_path: Path) -> None:
     path = tmp_path / SESSION_FILENAME
     many = set(range(int(40 * DELTA_SHARE) + 1))
