@@ -1,6 +1,6 @@
 """Compiled kernels (numba) of the containment index: a stable argsort of unsigned 64-bit keys (a
-radix sort, also used for the LSH bands), the probe rounds, and the exact count of the usable
-samples two documents share.
+radix sort, also used for the LSH bands), the postings from the sorted keys, the probe rounds, and
+the exact count of the usable samples two documents share.
 
 The probe (``probe_docs``) does per document what ``containment_pairs``' numpy rounds do per
 round, and skips what cannot pair: the samples a document holds alone come first among its rarest
@@ -139,6 +139,34 @@ def radix_argsort(keys, order):  # pragma: no cover - compiled
             order[a:e] = o_tmp[a:e]
         else:
             keys[a:e] = k_to[a:e]
+
+
+@njit(cache=True, nogil=True)
+def postings(keys, order, first_of_doc, group, post_docs):  # pragma: no cover - compiled
+    """The containment index's postings from its sorted keys (``containment_pairs``' numpy steps
+    after the sort, in passes that hold no GIL): ``keys`` ascending, ``order[i]`` the entry
+    (document order) the ``i``-th key came from, document ``d``'s entries
+    ``first_of_doc[d]:first_of_doc[d + 1]``. Fills ``group[entry]`` (the number of its key among
+    the distinct keys) and ``post_docs[i]`` (the document of the ``i``-th key); returns where each
+    distinct key's run starts."""
+    n_groups = 0
+    for i in range(keys.size):
+        if i == 0 or keys[i] != keys[i - 1]:
+            n_groups += 1
+    group_start = np.empty(n_groups, dtype=group.dtype)
+    doc_of = np.empty(keys.size, dtype=post_docs.dtype)
+    for d in range(first_of_doc.size - 1):
+        for e in range(first_of_doc[d], first_of_doc[d + 1]):
+            doc_of[e] = d
+    g = -1
+    for i in range(keys.size):
+        if i == 0 or keys[i] != keys[i - 1]:
+            g += 1
+            group_start[g] = i
+        entry = order[i]
+        group[entry] = g
+        post_docs[i] = doc_of[entry]
+    return group_start
 
 
 @njit(cache=True, nogil=True)

@@ -35,9 +35,9 @@ _COMPILED_MIN_ENTRIES = 200_000
 
 
 def _kernels():
-    """The compiled (probe round, shared-sample count), or None without numba."""
+    """The compiled (probe round, shared-sample count, postings), or None without numba."""
     module = kernel_module("methods._sortkernel")
-    return None if module is None else (module.probe_docs, module.shared_usable)
+    return None if module is None else (module.probe_docs, module.shared_usable, module.postings)
 
 
 def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
@@ -115,25 +115,30 @@ def containment_pairs(
 
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
     # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
+    kernels = _kernels() if total_entries >= _COMPILED_MIN_ENTRIES else None
     order = sort_in_place(keys, idx_type)
     post_keys = keys  # sorted now; the samples list holds the same values in document order
     del keys
     progress.check()
-    head = np.empty(total_entries, dtype=bool)
-    head[0] = True
-    np.not_equal(post_keys[1:], post_keys[:-1], out=head[1:])
-    del post_keys
-    group_start = np.flatnonzero(head).astype(idx_type)
     group = np.empty(total_entries, dtype=idx_type)
-    group[order] = np.cumsum(head, dtype=idx_type) - 1
-    del head
-    post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
-    del order
+    if kernels is not None:  # one compiled pass, without the GIL (the numpy steps below hold it)
+        post_docs = np.empty(total_entries, dtype=idx_type)
+        group_start = kernels[2](post_keys, order, first_of_doc, group, post_docs)
+        del post_keys, order
+    else:
+        head = np.empty(total_entries, dtype=bool)
+        head[0] = True
+        np.not_equal(post_keys[1:], post_keys[:-1], out=head[1:])
+        del post_keys
+        group_start = np.flatnonzero(head).astype(idx_type)
+        group[order] = np.cumsum(head, dtype=idx_type) - 1
+        del head
+        post_docs = np.repeat(np.arange(n_docs, dtype=idx_type), counts)[order]
+        del order
     group_size = np.diff(np.append(group_start, idx_type(total_entries))).astype(idx_type)
     ignored = int(np.count_nonzero(group_size > bucket_cap))
     progress.check()
 
-    kernels = _kernels() if total_entries >= _COMPILED_MIN_ENTRIES else None
     usable = np.empty(total_entries if kernels is None else 0, dtype=bool)
     need = np.zeros(n_docs, dtype=np.int64)
     found: list[np.ndarray] = []
