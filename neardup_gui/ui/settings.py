@@ -5,6 +5,14 @@ workspace shown (reopened at start-up) and the recent ones, the last screening p
 reviewer's name. Lists are stored as lists and converted on read; the
 parameters as JSON (``ScreenParams.to_dict``), so a value written by an older version that no longer
 validates falls back to the defaults instead of breaking start-up.
+
+The file is written on a thread of its own, never on the window's: ``QSettings`` writes it with
+``fdatasync`` from the event loop after every change, and on a disk busy with other writes (a
+screen's workspace, a throttled virtual disk) one such call measured up to hundreds of ms, all of it
+a frozen window. Here the window's ``QSettings`` holds the values (it is read from and written
+to, but its own writing is held back), and each change is also sent to the writer thread, which
+writes it through a ``QSettings`` of its own on the same file (``QSettings`` is reentrant: one
+object per thread). ``sync()`` waits until every change sent is on disk.
 Imports PySide6.QtCore only.
 """
 
@@ -12,9 +20,11 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings
 
 from neardup_gui.core.records import ScreenParams
 
@@ -35,6 +45,10 @@ class AppSettings:
 
     def __init__(self, store: QSettings | None = None) -> None:
         self._s = store if store is not None else QSettings(ORGANIZATION, APPLICATION)
+        self._hold = _HoldWrites(self._s)
+        self._s.installEventFilter(self._hold)
+        self._where = (self._s.fileName(), self._s.format())
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-settings")
 
     @classmethod
     def in_file(cls, path: Path | str) -> AppSettings:
@@ -42,8 +56,21 @@ class AppSettings:
         return cls(QSettings(str(path), QSettings.Format.IniFormat))
 
     def sync(self) -> None:
-        """Write pending changes to permanent storage."""
-        self._s.sync()
+        """Wait until every change made so far is written to permanent storage."""
+        try:
+            self._writer.submit(lambda: None).result()
+        except RuntimeError:  # the writer was shut down (at exit): write here
+            self._s.sync()
+
+    def _set(self, key: str, value: Any) -> None:
+        """``setValue`` here (read back at once) and on the writer thread (written to disk there)."""
+        self._s.setValue(key, value)
+        if isinstance(value, QByteArray):
+            value = QByteArray(value)  # the caller's may change after this returns
+        try:
+            self._writer.submit(_write_setting, self._where, key, value)
+        except RuntimeError:  # the writer was shut down (at exit): write here
+            self._s.sync()
 
     # -- byte blobs (geometry, splitters, headers) ------------------------------------------------
     def _bytes(self, key: str) -> QByteArray | None:
@@ -58,25 +85,25 @@ class AppSettings:
         return self._bytes("window/geometry")
 
     def set_window_geometry(self, value: QByteArray) -> None:
-        self._s.setValue("window/geometry", value)
+        self._set("window/geometry", value)
 
     def window_state(self) -> QByteArray | None:
         return self._bytes("window/state")
 
     def set_window_state(self, value: QByteArray) -> None:
-        self._s.setValue("window/state", value)
+        self._set("window/state", value)
 
     def splitter_state(self, name: str) -> QByteArray | None:
         return self._bytes(f"splitters/{name}")
 
     def set_splitter_state(self, name: str, value: QByteArray) -> None:
-        self._s.setValue(f"splitters/{name}", value)
+        self._set(f"splitters/{name}", value)
 
     def header_state(self, name: str) -> QByteArray | None:
         return self._bytes(f"headers/{name}")
 
     def set_header_state(self, name: str, value: QByteArray) -> None:
-        self._s.setValue(f"headers/{name}", value)
+        self._set(f"headers/{name}", value)
 
     # -- folders ------------------------------------------------------------------------------
     def _list(self, key: str) -> list[str]:
@@ -87,7 +114,7 @@ class AppSettings:
 
     def _push(self, key: str, item: Path | str) -> None:
         item = str(item)
-        self._s.setValue(key, ([item] + [f for f in self._list(key) if f != item])[:MAX_RECENT])
+        self._set(key, ([item] + [f for f in self._list(key) if f != item])[:MAX_RECENT])
 
     def recent_folders(self) -> list[str]:
         """Recently opened source folders, most recent first."""
@@ -111,7 +138,7 @@ class AppSettings:
         if not isinstance(chosen, dict):
             chosen = {}
         chosen[str(source)] = str(workspace)
-        self._s.setValue("folders/workspaces", json.dumps(chosen, ensure_ascii=False))
+        self._set("folders/workspaces", json.dumps(chosen, ensure_ascii=False))
 
     def last_workspace(self) -> str | None:
         """The workspace whose review was shown last (reopened when the app starts), if any."""
@@ -120,7 +147,7 @@ class AppSettings:
 
     def set_last_workspace(self, workspace: Path | str) -> None:
         """Remember the workspace shown now (reopened at start-up; first of the recent ones)."""
-        self._s.setValue("folders/last_workspace", str(workspace))
+        self._set("folders/last_workspace", str(workspace))
         self._push("folders/recent_workspaces", workspace)
 
     # -- screening parameters -------------------------------------------------------------------
@@ -136,20 +163,20 @@ class AppSettings:
             return None
 
     def set_last_params(self, params: ScreenParams) -> None:
-        self._s.setValue("screen/params", json.dumps(params.to_dict(), ensure_ascii=False))
+        self._set("screen/params", json.dumps(params.to_dict(), ensure_ascii=False))
 
     # -- review -------------------------------------------------------------------------------
     def reviewer(self) -> str:
         return str(self._s.value("review/reviewer", "") or "")
 
     def set_reviewer(self, name: str) -> None:
-        self._s.setValue("review/reviewer", name.strip())
+        self._set("review/reviewer", name.strip())
 
     def sync_scroll(self) -> bool:
         return bool(self._s.value("diff/sync_scroll", True, type=bool))
 
     def set_sync_scroll(self, on: bool) -> None:
-        self._s.setValue("diff/sync_scroll", bool(on))
+        self._set("diff/sync_scroll", bool(on))
 
     # -- preferences (the Preferences dialog writes these) ------------------------------------
     def language(self) -> str:
@@ -157,7 +184,7 @@ class AppSettings:
         return str(self._s.value("preferences/language", "system") or "system")
 
     def set_language(self, language: str) -> None:
-        self._s.setValue("preferences/language", language)
+        self._set("preferences/language", language)
 
     def default_params(self) -> ScreenParams:
         """The screening parameters a fresh start uses (Preferences); the built-in ones if unset."""
@@ -169,14 +196,14 @@ class AppSettings:
             return ScreenParams()
 
     def set_default_params(self, params: ScreenParams) -> None:
-        self._s.setValue("preferences/default_params", json.dumps(params.to_dict(), ensure_ascii=False))
+        self._set("preferences/default_params", json.dumps(params.to_dict(), ensure_ascii=False))
 
     def write_normalized(self) -> bool:
         """Whether a screen writes ``normalized/`` (one file per document) into the workspace."""
         return bool(self._s.value("preferences/write_normalized", True, type=bool))
 
     def set_write_normalized(self, on: bool) -> None:
-        self._s.setValue("preferences/write_normalized", bool(on))
+        self._set("preferences/write_normalized", bool(on))
 
     def reread_all(self) -> bool:
         """Whether a screen opens and hashes every file, also those whose size and times are
@@ -184,7 +211,7 @@ class AppSettings:
         return bool(self._s.value("preferences/reread_all", False, type=bool))
 
     def set_reread_all(self, on: bool) -> None:
-        self._s.setValue("preferences/reread_all", bool(on))
+        self._set("preferences/reread_all", bool(on))
 
     def pane_font_size(self) -> float:
         """Point size of the text panes; 0 means the panes' built-in size."""
@@ -194,7 +221,7 @@ class AppSettings:
             return 0.0
 
     def set_pane_font_size(self, points: float) -> None:
-        self._s.setValue("preferences/pane_font_size", float(points))
+        self._set("preferences/pane_font_size", float(points))
 
     def highlight_colours(self) -> dict[str, str]:
         """Highlight colours the user chose, ``{kind name: "#rrggbb"}`` (``shared``, ``unique``,
@@ -205,14 +232,14 @@ class AppSettings:
         return {str(k): str(v) for k, v in data.items() if isinstance(v, str) and v.startswith("#")}
 
     def set_highlight_colours(self, colours: dict[str, str]) -> None:
-        self._s.setValue("preferences/highlight_colours", json.dumps(dict(colours)))
+        self._set("preferences/highlight_colours", json.dumps(dict(colours)))
 
     def workspaces_root(self) -> str:
         """Folder under which new workspaces are made; empty means the app-data folder's default."""
         return str(self._s.value("preferences/workspaces_root", "") or "")
 
     def set_workspaces_root(self, folder: Path | str) -> None:
-        self._s.setValue("preferences/workspaces_root", str(folder))
+        self._set("preferences/workspaces_root", str(folder))
 
     # -- helpers ------------------------------------------------------------------------------
     def _json(self, key: str, default: object) -> object:
@@ -224,3 +251,21 @@ class AppSettings:
         except ValueError:
             log.warning("ignoring unreadable setting %s", key)
             return default
+
+
+class _HoldWrites(QObject):
+    """Keeps a ``QSettings`` from writing its file from the event loop (the update request it
+    posts to itself after a change): ``AppSettings``' writer thread writes the file instead."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        return event.type() == QEvent.Type.UpdateRequest
+
+
+def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) -> None:
+    """On the writer thread: one change into the file, synced (a ``QSettings`` made and dropped
+    here, so no object of this thread outlives the call)."""
+    store = QSettings(*where)
+    store.setValue(key, value)
+    store.sync()
+    if store.status() != QSettings.Status.NoError:
+        log.warning("settings could not be written to %s (%s)", where[0], store.status())

@@ -107,6 +107,36 @@ def test_settings_keep_lists_params_and_reviewer(tmp_path) -> None:
     assert again.workspace_for("/a") == "/tmp/ws-a" and again.workspace_for("/b") is None
 
 
+def test_settings_are_written_to_disk_off_the_window_thread(qtbot, tmp_path, monkeypatch) -> None:
+    # QSettings writes (and fdatasyncs) its file from the event loop after a change; on a busy disk
+    # that froze the window. The window's thread must only hand the change on.
+    import threading
+
+    from neardup_gui.ui import settings as settings_mod
+
+    gate = threading.Event()
+    writers: list[bool] = []
+    real = settings_mod._write_setting
+
+    def slow_disk(*args) -> None:
+        writers.append(threading.current_thread() is threading.main_thread())
+        gate.wait(10)
+        real(*args)
+
+    monkeypatch.setattr(settings_mod, "_write_setting", slow_disk)
+    path = tmp_path / "s.ini"
+    settings = AppSettings.in_file(path)
+    settings.set_last_workspace("/ws/稿件")
+    qtbot.wait(100)  # the event loop runs: where QSettings would write the file itself
+    assert settings.last_workspace() == "/ws/稿件"  # read back at once
+    assert not path.exists() or "last_workspace" not in path.read_text(encoding="utf-8")
+    gate.set()
+    settings.sync()
+    assert writers and not any(writers)
+    again = AppSettings.in_file(path)
+    assert again.last_workspace() == "/ws/稿件" and again.recent_workspaces() == ["/ws/稿件"]
+
+
 def test_unreadable_remembered_params_fall_back_to_defaults(tmp_path) -> None:
     (tmp_path / "s.ini").write_text('[screen]\nparams="{\\"k\\": 99}"\n', encoding="utf-8")
     assert AppSettings.in_file(tmp_path / "s.ini").last_params() is None
