@@ -300,6 +300,7 @@ def screen(
     previous: PairMemo | None = None,
     release_texts: Callable[[], None] | None = None,
     helper: VerifyHelper | None = None,
+    alongside: Callable[[tuple[Document, ...]], None] | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -321,6 +322,10 @@ def screen(
         helper: A ``core.helper.VerifyHelper`` that verifies a share of each round of pairs in
             another process (started once the documents are prepared, if the caller did not start
             it; the caller closes it).
+        alongside: Called at most once, on this thread, with the manifest as the result will
+            hold it (``ScreenResult.documents``), while the containment index is still being
+            built on the other thread (after any reading ahead): work on this run's outputs can
+            use that wait. Not called when nothing waits (then the caller does that work later).
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -370,7 +375,10 @@ def screen(
     if len(prepared) < 2:
         notes.append("fewer than two usable documents: nothing to compare")
         return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes), new_cache)
-    proposals = propose(prepared, params, progress, meanwhile=read_ahead)
+    meanwhile = read_ahead
+    if alongside is not None:
+        meanwhile = functools.partial(_read_ahead_then, read_ahead, functools.partial(alongside, final_docs))
+    proposals = propose(prepared, params, progress, meanwhile=meanwhile)
     release_free_memory()
     if proposals.tfidf is None and extra_scores:
         proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)
@@ -472,6 +480,19 @@ def _read_ahead(
             if stop():
                 return
         texts[doc_ids[i]]
+
+
+def _read_ahead_then(
+    read_ahead: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None,
+    then: Callable[[], None],
+    pairs: set[tuple[int, int]],
+    done: Callable[[], bool],
+) -> None:
+    """``propose``'s ``meanwhile``: the reading ahead, if any, then ``then()`` if still not ``done()``."""
+    if read_ahead is not None:
+        read_ahead(pairs, done)
+    if not done():
+        then()
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,

@@ -38,8 +38,8 @@ from neardup_gui.io.corpus import KnownFile
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "CACHE_FILE", "cache_arrays", "load_cache", "load_known", "load_pairs", "publish_cache", "save_cache",
-    "stage_arrays", "stage_cache",
+    "CACHE_FILE", "cache_arrays", "known_arrays", "load_cache", "load_known", "load_pairs", "publish_cache",
+    "save_cache", "stage_arrays", "stage_cache",
 ]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"
@@ -120,7 +120,9 @@ def _json_list(values: list[Any]) -> str:
     return "[" + ",".join(dumps(values[i : i + _SLICE])[1:-1] for i in range(0, len(values), _SLICE) if values[i : i + _SLICE]) + "]"
 
 
-def _known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
+def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
+    """How each file was found, as the cache stores it (part of ``cache_arrays``; a caller with time
+    to spare before the cache is written can make it then)."""
     rows = list((known or {}).values())
     stamps = [k.stamp for k in rows]
     status, status_vocab = _codes([k.status for k in rows])
@@ -216,9 +218,12 @@ def cache_arrays(
     versions: Mapping[str, str] | None = None,
     known: Mapping[str, KnownFile] | None = None,
     read_key: str = "",
+    *,
+    known_made: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """What ``stage_cache`` writes, made in memory (the part that needs the interpreter: ~0.7 s
-    at 100,000 files; writing it mostly waits for the disk)."""
+    at 100,000 files; writing it mostly waits for the disk). ``known_made``: ``known_arrays(known,
+    read_key)`` made beforehand, used instead of ``known``."""
     return {
         "format": np.array(_FORMAT),
         "key": np.array(cache.key),
@@ -237,7 +242,7 @@ def cache_arrays(
         "run_id": np.array(cache.run_id),
         "pairs_json": _memo_bytes(memo),
         "versions": np.array(json.dumps(dict(versions or {}), sort_keys=True)),
-        **_known_arrays(known, read_key),
+        **(known_arrays(known, read_key) if known_made is None else known_made),
     }
 
 

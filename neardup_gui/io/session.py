@@ -55,7 +55,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -89,12 +89,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "SESSION_FILENAME",
     "UI_SELECTED_PAIR",
+    "ManifestValues",
     "PairState",
     "ReviewSession",
     "SessionInUseError",
     "SessionReadOnlyError",
     "SessionVersionError",
     "effective_state",
+    "manifest_values",
     "now_iso",
     "pair_histories",
     "utc_key",
@@ -183,6 +185,22 @@ _ARB_FIELDS = [f.name for f in fields(Arbitration)]
 
 def _columns(names: Iterable[str]) -> str:
     return ", ".join(_COLUMN.get(n, n) for n in names)
+
+
+@dataclass(frozen=True)
+class ManifestValues:
+    """A manifest's rows as the session stores them, with their digests (``manifest_values``)."""
+
+    documents: Sequence[Document]
+    values: list[tuple[Any, ...]]
+    digests: list[bytes]
+
+
+def manifest_values(documents: Sequence[Document]) -> ManifestValues:
+    """The values and digests ``ReviewSession.record_run`` stores for ``documents``: a caller
+    with time to spare before the run is recorded can make them then."""
+    values = list(map(_doc_values, documents))
+    return ManifestValues(documents, values, _row_digests(values))
 
 
 def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
@@ -473,13 +491,19 @@ class ReviewSession:
 
     # -- runs ------------------------------------------------------------------------------------
     def record_run(
-        self, run: RunRecord, documents: Sequence[Document], candidates: Sequence[Candidate]
+        self,
+        run: RunRecord,
+        documents: Sequence[Document],
+        candidates: Sequence[Candidate],
+        *,
+        manifest: ManifestValues | None = None,
     ) -> str:
         """Store a finished screen: its record, manifest and candidates, in one transaction.
 
         The manifest and the candidates are stored as their differences from the last complete
         ones when at most ``DELTA_SHARE`` of their rows differ (see the module notes);
-        ``documents`` and ``candidates`` read them back whole either way.
+        ``documents`` and ``candidates`` read them back whole either way. ``manifest``: the
+        documents' ``manifest_values`` made beforehand (used when made from ``documents``).
 
         Returns:
             The run id.
@@ -490,7 +514,9 @@ class ReviewSession:
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run.run_id,)).fetchone():
                 raise ValueError(f"run {run.run_id!r} is already in the session")
-            base, rows, removed = self._manifest_delta(conn, run.run_id, list(map(_doc_values, documents)))
+            if manifest is None or manifest.documents is not documents:
+                manifest = manifest_values(documents)
+            base, rows, removed = self._manifest_delta(conn, run.run_id, manifest.values, manifest.digests)
             pairs_base, pair_rows, order = self._candidates_delta(conn, run.run_id, _candidate_values(candidates))
             conn.execute(
                 "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base, "
@@ -516,14 +542,13 @@ class ReviewSession:
 
     @staticmethod
     def _manifest_delta(
-        conn: sqlite3.Connection, run_id: str, values: list[tuple[Any, ...]]
+        conn: sqlite3.Connection, run_id: str, values: list[tuple[Any, ...]], digests: list[bytes]
     ) -> tuple[str | None, list[tuple[Any, ...]], list[str]]:
         """(base, rows to store, doc_ids removed) for a new run's manifest (``values``: each
         document's values, doc_id first): against the latest complete manifest when at most
         ``DELTA_SHARE`` of the rows differ, else (None, every row, []). Rows are compared by their
         digests (reading 100,000 of them costs a tenth of reading the rows); the rows to store
         are (run_id, *values, digest), in key order (appended to the table, not inserted)."""
-        digests = _row_digests(values)
         picked = range(len(values))
         base = None
         removed: list[str] = []

@@ -29,10 +29,13 @@ from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
-from neardup_gui.io.corpus import CorpusError, SourceTexts, check_integrity, scan_folder
+from neardup_gui.io.corpus import CorpusError, LoadedCorpus, SourceTexts, check_integrity, scan_folder
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
-from neardup_gui.io.prepcache import CACHE_FILE, cache_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays
+from neardup_gui.io.prepcache import (
+    CACHE_FILE, cache_arrays, known_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
+)  # fmt: skip
+from neardup_gui.io.session import ManifestValues, ReviewSession, manifest_values
 
 log = logging.getLogger(__name__)
 
@@ -213,11 +216,12 @@ def screen_folder(
         helper = helper_mod.VerifyHelper()
         if helper_mod.start_early():  # else ``screen`` starts it once the documents are prepared
             helper.start()
+    ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
     try:
         result = screen(
             corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
             fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
-            helper=helper,
+            helper=helper, alongside=ahead,
         )  # fmt: skip
     finally:
         if helper is not None:
@@ -287,12 +291,17 @@ def screen_folder(
         # they held the interpreter while the session's rows went in, and SQLite gives the
         # interpreter up at every row: each row then waited for the other thread's time slice
         # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
+        assert ahead is not None
+        made = ahead if ahead.documents is result.documents else None
         arrays = None
         if result.cache is not None:
             memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
+            known = made.known if made is not None and made.known is not None else None
+            if known is None:
+                known = known_arrays(corpus.known_files(), read_key)
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                                  corpus.known_files(), read_key)  # fmt: skip
-            del memo
+                                  known_made=known)  # fmt: skip
+            del memo, known
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
             staged: Future[Path] | None = None
 
@@ -303,7 +312,7 @@ def screen_folder(
 
             try:
                 write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                     alongside=stage if arrays is not None else None)  # fmt: skip
+                                     alongside=stage if arrays is not None else None, made=made)  # fmt: skip
             except BaseException:
                 if staged is not None and staged.exception() is None:
                     staged.result().unlink(missing_ok=True)
@@ -315,6 +324,31 @@ def screen_folder(
                     log.warning("could not write the prepare cache in %s: %s", out_path, exc)
         progress.report("write", 1, 1)
     return outcome
+
+
+class _OutputsAhead:
+    """Parts of a workspace's outputs made from the manifest alone (``screen``'s ``alongside``),
+    while the screen waits for its containment index on the other thread (~1 s at 100,000 files
+    of interpreter time that would otherwise come after the run)."""
+
+    def __init__(self, corpus: LoadedCorpus, read_key: str, with_cache: bool) -> None:
+        self._corpus, self._read_key, self._with_cache = corpus, read_key, with_cache
+        self.documents: tuple[Document, ...] | None = None
+        self.manifest_csv: bytes | None = None
+        self.manifest: ManifestValues | None = None
+        self.known: dict[str, np.ndarray] | None = None
+
+    def __call__(self, documents: tuple[Document, ...]) -> None:
+        self.documents = documents
+        self.manifest_csv = manifest_csv(documents)
+        self.manifest = manifest_values(documents)
+        if self._with_cache:
+            self.known = known_arrays(self._corpus.known_files(), self._read_key)
+
+
+def manifest_csv(documents: Sequence[Document]) -> bytes:
+    """``manifest.csv``'s bytes."""
+    return outputs.csv_bytes(outputs.MANIFEST_COLUMNS, outputs.manifest_rows(documents))
 
 
 def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Path]:
@@ -383,6 +417,7 @@ def write_screen_outputs(
     normalized: Callable[[Path], None] | None = None,
     *,
     alongside: Callable[[], None] | None = None,
+    made: _OutputsAhead | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -400,6 +435,8 @@ def write_screen_outputs(
         alongside: Called once the session is open for this run (so the workspace is this
             screen's), before the files are written: it may start other writes into ``out_dir``
             that should happen only then (``screen_folder`` starts writing the prepare cache).
+        made: What ``screen_folder`` made of the outputs beforehand (used when made from
+            ``outcome.documents``).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -407,8 +444,11 @@ def write_screen_outputs(
     run_id = outcome.run.run_id
     usable = [d.doc_id for d in outcome.documents if d.usable or d.status == "no_shingles"]
     normalized_ids = [i for i in usable if i in outcome.texts]
+    if made is not None and made.documents is not outcome.documents:
+        made = None
     files = {
-        "manifest.csv": outputs.csv_bytes(outputs.MANIFEST_COLUMNS, outputs.manifest_rows(outcome.documents)),
+        "manifest.csv": made.manifest_csv if made is not None and made.manifest_csv is not None
+        else manifest_csv(outcome.documents),
         "candidates.csv": outputs.csv_bytes(
             outputs.CANDIDATE_COLUMNS, outputs.candidate_rows(outcome.candidates, by_id)
         ),
@@ -416,8 +456,6 @@ def write_screen_outputs(
     }
     # The session first: if another program holds it, nothing is written. Opening it for
     # writing also settles what an interrupted earlier screen left behind.
-    from neardup_gui.io.session import ReviewSession
-
     texts = outcome.texts.lenient() if isinstance(outcome.texts, SourceTexts) else outcome.texts
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
         if alongside is not None:
@@ -428,7 +466,8 @@ def write_screen_outputs(
                 folder, texts, normalized_ids, outcome.params.normalize, _reusable_normalized(out_dir, outcome))),
         )  # fmt: skip
         try:
-            session.record_run(outcome.run, outcome.documents, outcome.candidates)
+            session.record_run(outcome.run, outcome.documents, outcome.candidates,
+                               manifest=made.manifest if made is not None else None)  # fmt: skip
         finally:
             # Committed or not decides: publish, or throw the staged files away.
             outputs.settle_pending(out_dir, session.latest_run_id())

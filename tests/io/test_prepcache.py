@@ -163,6 +163,51 @@ def test_a_rescan_does_not_verify_again_the_pairs_the_last_screen_rejected(tmp_p
     assert (out / "candidates.csv").read_bytes() == (tmp_path / "fresh" / "candidates.csv").read_bytes()
 
 
+def test_outputs_made_while_the_containment_index_is_built_are_the_ones_written(folder, tmp_path, monkeypatch) -> None:
+    import csv
+    import threading
+    import time
+
+    from neardup_gui.core.progress import CallbackProgress
+    from neardup_gui.io import corpus as corpus_mod
+    from neardup_gui.io.session import ReviewSession
+    from neardup_gui.tasks import screen as screen_task
+
+    class HoldContainment(CallbackProgress):  # the index waits until the outputs are made
+        def __init__(self) -> None:
+            super().__init__(min_interval=0)
+            self.released = threading.Event()
+
+        def check(self) -> None:
+            if threading.current_thread().name.startswith("neardup-containment"):
+                self.released.wait(10)
+            super().check()
+
+    progress = HoldContainment()
+    made: list[tuple] = []
+    real = screen_task._OutputsAhead.__call__
+
+    def call(self, documents) -> None:
+        real(self, documents)
+        made.append(documents)
+        progress.released.set()
+
+    monkeypatch.setattr(screen_task._OutputsAhead, "__call__", call)
+    monkeypatch.setattr(corpus_mod, "SETTLE_NS", 50_000_000)  # files this new are read again next time
+    time.sleep(0.15)
+    out = tmp_path / "ws"
+    outcome = screen_folder(folder, PARAMS, out_dir=out, progress=progress)
+    assert len(made) == 1 and made[0] is outcome.documents  # made once, from the final manifest
+    assert any(d.status == "no_shingles" for d in made[0])  # statuses as the result has them
+    with open(out / "manifest.csv", encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["doc_id"], r["status"]) for r in rows] == [(d.doc_id, d.status) for d in outcome.documents]
+    with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
+        assert tuple(session.documents()) == outcome.documents
+    again = screen_folder(folder, PARAMS, out_dir=out)  # the file rows made ahead: unchanged files not read
+    assert again.run.counts["unchanged_files_not_read"] == sum(1 for d in outcome.documents if d.sha256) > 60
+
+
 def test_pairs_are_verified_again_when_the_parameters_change(folder, tmp_path) -> None:
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)
