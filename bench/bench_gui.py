@@ -334,6 +334,12 @@ def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
         window = MainWindow(AppSettings.in_file(Path(tmp) / "settings.ini"))
         window.resize(1400, 900)
         window.show()
+        # As the application does once its window is open (given time, as a user would).
+        from neardup_gui.ui.background import FontWarmUp
+
+        fonts = FontWarmUp(window)
+        fonts.start()
+        _spin_until(lambda: fonts.done, settle=0.0, limit=60.0)
         window.set_source(folder, screen=False)
         window.set_workspace(Path(tmp) / "workspace")
         _drain()

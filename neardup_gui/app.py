@@ -244,6 +244,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.capture:
                 return run_capture(app, window, Path(args.capture).expanduser(), args.select)
             window.show()
+            from neardup_gui.ui.background import FontWarmUp
+
+            FontWarmUp(window).start()  # glyphs drawn now, in slices, not when the first result shows
             # Without a folder on the command line, the last workspace comes back as it was left.
             if not (args.source or args.workspace) and window.workspaces.restore_last():
                 pass

@@ -10,7 +10,12 @@ that checks it stops early; a cancelled job answers ``cancelled``. The runner ke
 
 ``warm_up_engine`` loads the compiled kernels (numba) in a daemon thread at start-up, so the first
 large screen and the first pair drawn do not pay for it (``core.warmup``: on a cold cache they are
-compiled in a child process, which keeps the window responsive meanwhile).
+compiled in a child process, which keeps the window responsive meanwhile). ``FontWarmUp`` draws the
+application font's regular, bold and italic faces with Latin text and the 3,755 commonest Chinese
+characters (GB 2312 level 1) into an image, a slice per event-loop pass, once the window is open:
+the first table of Chinese file names otherwise loaded and rasterized those glyphs, and read the
+font files, on the window's thread just as a screen's result was shown (the italic face was first
+opened there, seen in strace; on a throttled disk such first reads took hundreds of ms).
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -22,7 +27,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 
@@ -159,3 +165,52 @@ def warm_up_engine() -> threading.Thread:
     thread = threading.Thread(target=warm_up, name="engine-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def _common_chinese() -> str:
+    """The 3,755 characters of GB 2312 level 1 (rows 16-55), the commonest in Chinese text."""
+    raw = bytes(b for row in range(0xB0, 0xD8) for col in range(0xA1, 0xFF) for b in (row, col))
+    return raw.decode("gb2312", errors="ignore")
+
+
+class FontWarmUp(QObject):
+    """Draws the window's glyphs once, off the moments that matter (see the module notes).
+
+    ``start()`` schedules ``SLICE`` characters per event-loop pass (a few ms each) on the GUI
+    thread, in an image of the format windows are drawn in, so the glyph caches the widgets use
+    are filled; ``done`` is set at the end.
+    """
+
+    SLICE = 64
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        base = QGuiApplication.font()
+        bold, italic = QFont(base), QFont(base)
+        bold.setBold(True)
+        italic.setItalic(True)
+        latin = "".join(map(chr, range(0x20, 0x7F)))
+        chinese = _common_chinese()
+        self._work: list[tuple[QFont, str]] = [(base, latin), (bold, latin), (italic, latin)]
+        self._work += [(f, chinese[i : i + self.SLICE]) for f in (base, bold) for i in range(0, len(chinese), self.SLICE)]
+        self._image = QImage(2048, 64, QImage.Format.Format_ARGB32_Premultiplied)
+        self.done = False
+        self.drawn = 0
+
+    def start(self) -> None:
+        QTimer.singleShot(0, self, self._step)
+
+    def _step(self) -> None:
+        if not self._work:
+            self.done = True
+            self._image = QImage()
+            return
+        font, text = self._work.pop(0)
+        painter = QPainter(self._image)
+        try:
+            painter.setFont(font)
+            painter.drawText(0, 40, text)
+        finally:
+            painter.end()
+        self.drawn += len(text)
+        QTimer.singleShot(0, self, self._step)

@@ -160,3 +160,28 @@ def test_the_engine_warm_up_loads_the_compiled_kernel_in_the_background() -> Non
     assert "neardup_gui.core.methods._sigkernel" in sys.modules
     assert "neardup_gui.core._prepkernel" in sys.modules
     assert "neardup_gui.core._diffkernel" in sys.modules
+
+
+def test_the_font_warm_up_draws_every_face_a_slice_per_event_loop_pass(qtbot) -> None:
+    from PySide6.QtCore import QTimer
+
+    from neardup_gui.ui.background import FontWarmUp, _common_chinese
+
+    chinese = _common_chinese()
+    assert len(chinese) == 3755 and "的" in chinese and "中" in chinese
+    fonts = FontWarmUp()
+    ticks: list[int] = []  # characters drawn when each 0 ms tick of the event loop ran
+    tick = QTimer()
+    tick.setInterval(0)
+    tick.timeout.connect(lambda: ticks.append(fonts.drawn))
+    tick.start()
+    fonts.start()
+    assert fonts.drawn == 0  # nothing on the caller's time
+    qtbot.waitUntil(lambda: fonts.done, timeout=30_000)
+    tick.stop()
+    # Latin in the regular, bold and italic faces, the common characters in regular and bold.
+    assert fonts.drawn == 3 * 95 + 2 * len(chinese)
+    # Other events ran between the slices: never more than one slice (the Latin text, or SLICE
+    # Chinese characters) between two ticks.
+    steps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) > 2 * len(chinese) // FontWarmUp.SLICE and max(steps) <= max(95, FontWarmUp.SLICE)
