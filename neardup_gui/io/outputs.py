@@ -242,7 +242,10 @@ def _safe_column(column: tuple[Any, ...]) -> tuple[Any, ...] | list[Any]:
 
 # Rows per slice of work in ``csv_bytes``: each C call (column checks, writerows, encode) covers
 # one slice, so a thread writing 100,000 rows never holds the GIL long enough to stall the window.
+# Wide rows (a candidate's passages and shared sample: ~1,000 characters) get fewer rows a slice:
+# about _CSV_SLICE_CHARS characters each (2,048 candidate rows held the GIL for ~60 ms).
 _CSV_SLICE = 2048
+_CSV_SLICE_CHARS = 200_000
 
 
 def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -257,12 +260,21 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
     parts = [codecs.BOM_UTF8]
-    for lo in range(0, max(len(rows), 1), _CSV_SLICE):
-        _write_rows(writer, rows[lo : lo + _CSV_SLICE])
+    step = max(64, min(_CSV_SLICE, _CSV_SLICE_CHARS // _row_width(rows[0]))) if rows else _CSV_SLICE
+    for lo in range(0, max(len(rows), 1), step):
+        _write_rows(writer, rows[lo : lo + step])
         parts.append(buf.getvalue().encode("utf-8"))
         buf.seek(0)
         buf.truncate()
     return b"".join(parts)
+
+
+def _row_width(row: Sequence[Any]) -> int:
+    """About how many characters a row takes in the file (at least 1)."""
+    try:
+        return 1 + sum(len(v) if isinstance(v, str) else 8 for v in row)
+    except TypeError:  # a row that is not a sequence
+        return 1
 
 
 def _write_rows(writer: Any, rows: list[Sequence[Any]]) -> None:

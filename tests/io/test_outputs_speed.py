@@ -252,3 +252,21 @@ def test_csv_cells_are_escaped_exactly_as_the_reference_escapes_them(rows: list[
 @given(st.lists(st.lists(_cell, max_size=4), max_size=6))
 def test_rows_of_different_lengths_or_empty_rows_are_written_as_the_reference_writes_them(rows: list[list[Any]]) -> None:
     assert outputs.csv_bytes(["a", "b"], rows) == ref_csv_bytes(["a", "b"], rows)
+
+
+def test_wide_rows_are_written_in_short_slices_with_the_same_bytes(monkeypatch) -> None:
+    # A candidate row carries its passages and shared sample (~1,000 characters): 2,048 of them
+    # in one C call held the GIL for ~60 ms, a stall of the window while a screen writes.
+    from neardup_gui.io import outputs
+
+    wide = [[f"p{i}.txt", "=SUM(A1)" if i % 97 == 0 else "ok", "段落" * 400, i, 0.5] for i in range(3000)]
+    narrow = [[f"p{i}.txt", i] for i in range(5000)]
+    slices: list[int] = []
+    real = outputs._write_rows
+    monkeypatch.setattr(outputs, "_write_rows", lambda writer, rows: slices.append(len(rows)) or real(writer, rows))
+    columns = ["path", "note", "text", "n", "score"]
+    assert outputs.csv_bytes(columns, wide) == ref_csv_bytes(columns, wide)
+    assert sum(slices) == 3000 and max(slices) * 800 <= outputs._CSV_SLICE_CHARS
+    slices.clear()
+    assert outputs.csv_bytes(["path", "n"], narrow) == ref_csv_bytes(["path", "n"], narrow)
+    assert max(slices) == outputs._CSV_SLICE  # short rows: as many a slice as before
