@@ -10,6 +10,7 @@ import pytest
 from neardup_gui.core.pipeline import screen
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import FLAG_CONTAINED, FLAG_EXACT_NORMALIZED, Document, ScreenParams
+from engine_kit import HoldContainment
 
 SEED_TEXTS = {
     "A": "资料整理说明：先备份原始稿件，再登记来源与版本。每周归档一次，保留修改记录。",
@@ -172,20 +173,6 @@ def test_progress_reaches_every_stage_in_order() -> None:
     assert order[:4] == ["normalize", "shingle", "candidates", "verify"]
 
 
-class _HoldContainment(CallbackProgress):
-    """``check`` on the containment index's thread waits until ``released`` is set (or 10 s), so
-    that index is still being built when LSH's pairs are known."""
-
-    def __init__(self) -> None:
-        super().__init__(min_interval=0)
-        self.released = threading.Event()
-
-    def check(self) -> None:
-        if threading.current_thread().name.startswith("neardup-containment"):
-            self.released.wait(10)
-        super().check()
-
-
 def test_while_the_containment_index_is_built_the_pairs_found_so_far_are_handed_on() -> None:
     from neardup_gui.core.pipeline import METHOD_CONTAINMENT, METHOD_EXACT, METHOD_MINHASH, prepare, propose
 
@@ -196,7 +183,7 @@ def test_while_the_containment_index_is_built_the_pairs_found_so_far_are_handed_
     texts["excerpt"] = texts["t12"][100:400]  # found by containment only
     params = ScreenParams(k=5)
     prepared = prepare(sorted(texts), texts, params)
-    progress = _HoldContainment()
+    progress = HoldContainment()
     calls: list[tuple[set, bool]] = []
 
     def meanwhile(found: set, done) -> None:

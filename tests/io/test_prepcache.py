@@ -165,25 +165,15 @@ def test_a_rescan_does_not_verify_again_the_pairs_the_last_screen_rejected(tmp_p
 
 def test_outputs_made_while_the_containment_index_is_built_are_the_ones_written(folder, tmp_path, monkeypatch) -> None:
     import csv
-    import threading
     import time
 
-    from neardup_gui.core.progress import CallbackProgress
     from neardup_gui.io import corpus as corpus_mod
     from neardup_gui.io.session import ReviewSession
     from neardup_gui.tasks import screen as screen_task
 
-    class HoldContainment(CallbackProgress):  # the index waits until the outputs are made
-        def __init__(self) -> None:
-            super().__init__(min_interval=0)
-            self.released = threading.Event()
+    from engine_kit import HoldContainment
 
-        def check(self) -> None:
-            if threading.current_thread().name.startswith("neardup-containment"):
-                self.released.wait(10)
-            super().check()
-
-    progress = HoldContainment()
+    progress = HoldContainment()  # the index waits until the outputs are made
     made: list[tuple] = []
     real = screen_task._OutputsAhead.__call__
 
