@@ -15,7 +15,7 @@ application font's regular, bold and italic faces with Latin text and the 3,755 
 characters (GB 2312 level 1) into an image, a slice per event-loop pass, once the window is open:
 the first table of Chinese file names otherwise loaded and rasterized those glyphs, and read the
 font files, on the window's thread just as a screen's result was shown (the italic face was first
-opened there, seen in strace; on a throttled disk such first reads took hundreds of ms).
+opened there, seen in strace; on a slow disk such first reads wait for it).
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
