@@ -681,7 +681,8 @@ def scan_folder(
     root_path = given.resolve()
     started_ns = time.time_ns()
     # Without an earlier scan to compare stamps with, files are stat'ed once they are open.
-    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=callable(known) or bool(known))
+    stat_files = callable(known) or bool(known)
+    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=stat_files)
     if callable(known):
         known = known()
     shown = [display_path(e.rel) for e in entries]

@@ -192,7 +192,8 @@ class FontWarmUp(QObject):
         latin = "".join(map(chr, range(0x20, 0x7F)))
         chinese = _common_chinese()
         self._work: list[tuple[QFont, str]] = [(base, latin), (bold, latin), (italic, latin)]
-        self._work += [(f, chinese[i : i + self.SLICE]) for f in (base, bold) for i in range(0, len(chinese), self.SLICE)]
+        step = self.SLICE
+        self._work += [(f, chinese[i : i + step]) for f in (base, bold) for i in range(0, len(chinese), step)]
         self._image = QImage(2048, 64, QImage.Format.Format_ARGB32_Premultiplied)
         self.done = False
         self.drawn = 0

@@ -8,8 +8,9 @@ validates falls back to the defaults instead of breaking start-up.
 
 The file is written on a thread of its own, never on the window's: ``QSettings`` writes it with
 ``fdatasync`` from the event loop after every change, and that call waits for the disk: 5-14 ms
-here beside one large write, longer on a slow or throttled disk, all of it a frozen window. Here the window's ``QSettings`` holds the values (it is read from and written
-to, but its own writing is held back), and each change is also sent to the writer thread, which
+here beside one large write, longer on a slow or throttled disk, all of it a frozen window.
+Here the window's ``QSettings`` holds the values (it is read from and written to, but its own
+writing is held back), and each change is also sent to the writer thread, which
 writes it through a ``QSettings`` of its own on the same file (``QSettings`` is reentrant: one
 object per thread). ``sync()`` waits until every change sent is on disk.
 Imports PySide6.QtCore only.
