@@ -98,6 +98,9 @@ def install_excepthook(capture: bool) -> None:
         copy = box.addButton(QCoreApplication.translate("ErrorDialog", "Copy details"), QMessageBox.ButtonRole.ActionRole)
         copy.clicked.disconnect()  # a message box closes on any button; this one only copies
         copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(f"{text}\n\n{details}"))
+        # With two buttons a message box has no escape button of its own, and then ignores the
+        # title bar's close button and Esc: OK is the way out either way.
+        box.setEscapeButton(QMessageBox.StandardButton.Ok)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         if parent is None:

@@ -93,6 +93,7 @@ def test_unexpected_error_shows_details_log_path_and_copies_them(qtbot, settings
     assert box.isVisible()  # copying does not close the message
     assert "KeyError" in log_file().read_text(encoding="utf-8")  # and the log has it too
 
-    box.close()
+    box.close()  # the title bar's close button (or Esc) closes it
+    assert not box.isVisible()
     assert window.isVisible()  # the session goes on
     assert window.decision_form.reviewer() == "王编辑"

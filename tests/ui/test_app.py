@@ -52,9 +52,10 @@ def test_unexpected_errors_are_shown_with_details(qapp, qtbot, monkeypatch) -> N
     boxes = [
         w for w in QApplication.topLevelWidgets()
         if isinstance(w, QMessageBox) and w.isVisible() and w.windowTitle() == "Unexpected error"
+        and "ValueError: <b>broken</b>" in w.detailedText()
     ]  # fmt: skip
-    assert boxes, "no message box shown"
-    box = boxes[-1]
+    assert len(boxes) == 1, "no message box shown"
+    box = boxes[0]
     assert "<b>broken</b> 数据" in box.text()  # plain text, shown literally
     assert "ValueError" in box.detailedText()
     box.close()
