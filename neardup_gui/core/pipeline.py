@@ -423,19 +423,25 @@ def screen(
                         rejected_ids)  # fmt: skip
 
 
+def _by_path(by_id: Mapping[str, Document], doc_ids: Sequence[str], i: int, j: int) -> tuple[Document, Document]:
+    """The documents of the pair (i, j), left and right by path (as candidates have them)."""
+    left, right = by_id[doc_ids[i]], by_id[doc_ids[j]]
+    return (right, left) if left.path > right.path else (left, right)
+
+
+def _memo_key(left: Document, right: Document) -> tuple[str, str] | None:
+    """A pair's key in ``PairMemo`` (both files' SHA-256, left and right by path), if both have one."""
+    return (left.sha256, right.sha256) if left.sha256 and right.sha256 else None
+
+
 def _memo_lookup(
     memo: PairMemo, by_id: Mapping[str, Document], doc_ids: Sequence[str]
 ) -> Callable[[int, int], bool]:
     """(i, j) -> does ``memo`` hold the pair of those two documents, kept or rejected?"""
 
     def held(i: int, j: int) -> bool:
-        left, right = by_id[doc_ids[i]], by_id[doc_ids[j]]
-        if left.path > right.path:
-            left, right = right, left
-        if not (left.sha256 and right.sha256):
-            return False
-        key = (left.sha256, right.sha256)
-        return key in memo.pairs or key in memo.rejected
+        key = _memo_key(*_by_path(by_id, doc_ids, i, j))
+        return key is not None and (key in memo.pairs or key in memo.rejected)
 
     return held
 
@@ -445,14 +451,8 @@ def _rejected_pairs(
 ) -> tuple[tuple[str, str], ...]:
     """(left, right) doc_ids, by path, of the ``pairs`` not among ``kept``."""
     kept_ids = {(c.left, c.right) for c in kept}
-    out = []
-    for i, j in pairs:
-        a, b = doc_ids[i], doc_ids[j]
-        if by_id[a].path > by_id[b].path:
-            a, b = b, a
-        if (a, b) not in kept_ids:
-            out.append((a, b))
-    return tuple(out)
+    ordered = ((left.doc_id, right.doc_id) for left, right in (_by_path(by_id, doc_ids, i, j) for i, j in pairs))
+    return tuple(p for p in ordered if p not in kept_ids)
 
 
 def _read_ahead(
@@ -548,10 +548,8 @@ def _verify_and_flag(
         if memo:
             todo = []
             for i, j in chunk:
-                left, right = by_id[ids[i]], by_id[ids[j]]
-                if left.path > right.path:
-                    left, right = right, left
-                key = (left.sha256, right.sha256) if left.sha256 and right.sha256 else None
+                left, right = _by_path(by_id, ids, i, j)
+                key = _memo_key(left, right)
                 old = memo.pairs.get(key) if key is not None else None
                 if old is None and key is not None and key in memo.rejected:
                     rejected += 1  # rejected by an earlier screen: a matter of the two texts alone
