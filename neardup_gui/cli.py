@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neardup_gui import __version__
-from neardup_gui.core.progress import STAGE_LABELS, Cancelled, overall_fraction
+from neardup_gui.core.progress import OPEN_ENDED_STAGES, STAGE_LABELS, Cancelled, overall_fraction
 from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams
 
 EXIT_OK = 0
@@ -37,18 +37,21 @@ class StderrProgress:
     def report(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
         new_stage = stage != self._stage
-        if not new_stage and done < total and now - self._last < self.min_interval:
+        open_ended = stage in OPEN_ENDED_STAGES  # counts with no total ("list")
+        finished = done >= total and not open_ended
+        if not new_stage and not finished and now - self._last < self.min_interval:
             return
         self._last = now
         label = STAGE_LABELS.get(stage, stage)
         frac = overall_fraction(stage, done, total)
+        counted = f"{done} found" if open_ended else f"{done}/{total}"
         if self.tty:
             width = 30
             filled = int(width * frac)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {label} {done}/{total}   ")
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {label} {counted}   ")
             self.stream.flush()
-        elif new_stage or done >= total:
-            self.stream.write(f"{frac:4.0%} {label}: {done}/{total}\n")
+        elif new_stage or finished:
+            self.stream.write(f"{frac:4.0%} {label}: {counted}\n")
         self._stage = stage
 
     def check(self) -> None:

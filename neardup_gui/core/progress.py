@@ -14,9 +14,11 @@ from typing import Protocol
 
 # Stages of a screen and their share of the whole bar (they add up to 1), close to the time each
 # takes at 100,000 files (bench/bench_screen.py): normalizing, shingling and signing are one pass
-# now, and the flags are checked inside the verification rounds.
+# now, and the flags are checked inside the verification rounds. Listing the folder reports how many
+# entries it found so far with a total of 0 (the total is not known until the listing ends).
 STAGES: tuple[tuple[str, float], ...] = (
-    ("read", 0.20),
+    ("list", 0.01),
+    ("read", 0.19),
     ("normalize", 0.22),
     ("shingle", 0.01),
     ("candidates", 0.12),
@@ -25,7 +27,10 @@ STAGES: tuple[tuple[str, float], ...] = (
     ("check", 0.05),
     ("write", 0.06),
 )
+# Stages that count what they found without knowing the total (reported as 0).
+OPEN_ENDED_STAGES = frozenset({"list"})
 STAGE_LABELS = {
+    "list": "Listing files",
     "read": "Reading files",
     "normalize": "Normalizing",
     "shingle": "Shingling and signing",
@@ -87,7 +92,8 @@ def overall_fraction(stage: str, done: int, total: int) -> float:
 
 class CallbackProgress:
     """Forwards reports to a callback at most every ``min_interval`` seconds (the first and the last
-    report of each stage always pass) and cancels when ``cancel_event`` is set.
+    report of each stage always pass; an open-ended stage has no last) and cancels when
+    ``cancel_event`` is set.
 
     Thread-safe to call from a worker thread; the callback runs in that thread.
     """
@@ -109,7 +115,8 @@ class CallbackProgress:
         if self._callback is None:
             return
         now = time.monotonic()
-        if stage != self._last_stage or done >= total or now - self._last >= self._min_interval:
+        finished = done >= total and stage not in OPEN_ENDED_STAGES
+        if stage != self._last_stage or finished or now - self._last >= self._min_interval:
             self._last = now
             self._last_stage = stage
             self._callback(stage, done, total)

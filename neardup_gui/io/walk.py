@@ -164,6 +164,10 @@ def _is_regular(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+# Within a large folder, how many entries between two reports of the listing's progress.
+LIST_REPORT_EVERY = 4096
+
+
 def walk_folder(
     root: Path,
     include: Sequence[str],
@@ -183,7 +187,9 @@ def walk_folder(
         root: The resolved source folder.
         include: Glob patterns a file must match to be read.
         exclude: Glob patterns excluding files and folders.
-        progress: ``check()`` is called once per folder listed (may raise ``Cancelled``).
+        progress: ``check()`` is called once per folder listed (may raise ``Cancelled``);
+            ``report("list", entries found so far, 0)`` once per folder and every
+            ``LIST_REPORT_EVERY`` entries of a large one (the total is not known until the end).
         stat_files: Stat every regular file for its size, time and stamp. False leaves them
             empty for files the directory listing shows as regular (the caller reads them and
             stats the open file: one system call less per file); links are stat'ed either way.
@@ -196,6 +202,7 @@ def walk_folder(
     found: list[WalkEntry] = []
     # (directory to list, its relative path, real paths of it and its ancestors)
     stack: list[tuple[str, str, frozenset[str]]] = [(root_str, "", frozenset({root_str}))]
+    progress.report("list", 0, 0)
     while stack:
         progress.check()
         dir_path, dir_rel, chain = stack.pop()
@@ -216,7 +223,10 @@ def walk_folder(
             if subdir is not None:
                 found.pop()  # a folder that is searched needs no row of its own
                 subdirs.append(subdir)
+            elif len(found) % LIST_REPORT_EVERY == 0:
+                progress.report("list", len(found), 0)
         stack.extend(reversed(subdirs))
+        progress.report("list", len(found), 0)
     return found
 
 

@@ -88,6 +88,7 @@ _METHODS_SHORT = {
 
 # Stages of a screen (``core.progress.STAGES``) as the progress bar names them.
 _STAGES = {
+    "list": QT_TRANSLATE_NOOP("neardup", "Listing files"),
     "read": QT_TRANSLATE_NOOP("neardup", "Reading files"),
     "normalize": QT_TRANSLATE_NOOP("neardup", "Normalizing"),
     "shingle": QT_TRANSLATE_NOOP("neardup", "Shingling and signing"),

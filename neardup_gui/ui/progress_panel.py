@@ -12,7 +12,7 @@ import time
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from neardup_gui.core.progress import overall_fraction
+from neardup_gui.core.progress import OPEN_ENDED_STAGES, overall_fraction
 from neardup_gui.ui.labels import format_duration, stage_labels
 from neardup_gui.ui.labels import stage_label as stage_name
 
@@ -65,9 +65,14 @@ class ProgressPanel(QWidget):
         share = overall_fraction(stage, done, total)
         self.bar.setValue(round(share * _STEPS))
         stage_text = stage_name(stage)
-        counts = f" {done:,} / {total:,}" if total > 1 else ""  # a one-step stage ("write") has no count
+        if stage in OPEN_ENDED_STAGES:  # counted while the total is unknown ("list")
+            text = self.tr("{0} ({1} found)").format(stage_text, f"{done:,}")
+        elif total > 1:
+            text = f"{stage_text} {done:,} / {total:,}"
+        else:  # a one-step stage ("write") has no count
+            text = stage_text
         if self.cancel_button.isEnabled():
-            self.stage_label.setText(f"{stage_text}{counts}")
+            self.stage_label.setText(text)
         elapsed = time.monotonic() - self._started
         if share >= _MIN_SHARE_FOR_ESTIMATE and elapsed > 0.5:
             self.eta_label.setText(self.tr("{0} left").format(format_duration(elapsed * (1 - share) / share)))

@@ -19,7 +19,7 @@
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="+176"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="+177"/>
         <source>(no pattern)</source>
         <translation>（未填写匹配规则）</translation>
     </message>
@@ -440,7 +440,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
         <translation>由哪种方法提出此文本对</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+221"/>
         <source>{0} (stale: file changed)</source>
         <translation>{0}（已过期：文件已改动）</translation>
     </message>
@@ -1489,7 +1489,7 @@ Results written to: {1}</source>
         <translation>筛查结束后可继续审核。</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+60"/>
         <source>{0} pairs among {1} files ({2} compared) in {3:.1f} s.</source>
         <translation>{1} 个文件（比较了 {2} 个）中找到 {0} 个文本对，用时 {3:.1f} 秒。</translation>
     </message>
@@ -1857,7 +1857,12 @@ Results written to: {1}</source>
         <translation>正在开始…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+11"/>
+        <source>{0} ({1} found)</source>
+        <translation>{0}（已找到 {1} 个）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>{0} left</source>
         <translation>剩余{0}</translation>
     </message>
@@ -1870,7 +1875,7 @@ Results written to: {1}</source>
 <context>
     <name>ReviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/review_controller.py" line="+127"/>
+        <location filename="../../neardup_gui/ui/review_controller.py" line="+128"/>
         <source>No workspace: decisions are kept until the window closes.</source>
         <translation>没有工作区：结论只保留到窗口关闭为止。</translation>
     </message>
@@ -2468,7 +2473,7 @@ Results written to: {1}</source>
 <context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-187"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-188"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>
@@ -2655,6 +2660,11 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>Listing files</source>
+        <translation>正在列出文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Reading files</source>
         <translation>正在读取文件</translation>
     </message>

@@ -280,3 +280,14 @@ def test_no_normalized_leaves_a_note_instead_of_stale_files(sample_copy: Path, t
     assert main(["screen", str(sample_copy), "--out", str(out), "--no-normalized", "-q"]) == 0
     assert [p.name for p in (out / "normalized").iterdir()] == ["NOT_WRITTEN.txt"]
     assert read_csv(out / "candidates.csv")
+
+
+def test_progress_on_stderr_names_each_stage_once_with_the_listing_count_first(sample_copy, tmp_path, capsys) -> None:
+    # stderr is not a terminal here: one line per stage as it starts and one as it ends, none in between.
+    assert main(["screen", str(sample_copy), "--out", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].endswith("Listing files: 0 found")
+    reading = [line for line in lines if "Reading files" in line]
+    files = sum(1 for p in sample_copy.rglob("*") if p.is_file())
+    assert reading[0].endswith(": 0/" + reading[-1].rsplit("/", 1)[1]) and reading[-1].endswith(f": {files}/{files}")
+    assert not [line for line in lines if "Listing files" in line][1:]  # no count for every folder listed

@@ -326,7 +326,7 @@ def test_file_that_disappears_before_reading_is_unreadable(source: Path) -> None
     victim = source / "news" / "big5.txt"
 
     def on_report(stage: str, done: int, total: int) -> None:
-        if done == 0 and victim.exists():
+        if stage == "read" and done == 0 and victim.exists():
             victim.unlink()  # listed already, not read yet
 
     corpus = scan_folder(source, progress=CallbackProgress(on_report, min_interval=0.0))
@@ -403,8 +403,26 @@ def test_cancel_while_reading_stops_and_leaves_no_threads(source: Path) -> None:
 def test_progress_reports_reading_until_done(source: Path) -> None:
     seen: list[tuple[str, int, int]] = []
     scan_folder(source, progress=CallbackProgress(lambda *a: seen.append(a), min_interval=0.0))
-    assert seen[0][0] == "read" and seen[0][1] == 0
-    assert seen[-1][1] == seen[-1][2] > 0
+    reading = [r for r in seen if r[0] == "read"]
+    assert reading[0][1] == 0
+    assert seen[-1] == reading[-1] and reading[-1][1] == reading[-1][2] > 0
+
+
+def test_listing_counts_what_it_found_before_reading_starts(tmp_path: Path) -> None:
+    # A folder on a slow disk can take long to list: the progress says how much is found meanwhile,
+    # including inside one large folder, and ends on every entry the manifest lists.
+    from neardup_gui.io.walk import LIST_REPORT_EVERY
+
+    files = {f"big/{n:05d}.txt": "正文".encode() for n in range(LIST_REPORT_EVERY + 10)}
+    files.update({"a/one.txt": "一".encode(), "a/skip.bin": b"x", "z/two.md": "二".encode()})
+    write_tree(tmp_path / "src", files)
+    seen: list[tuple[str, int, int]] = []
+    corpus = scan_folder(tmp_path / "src", progress=CallbackProgress(lambda *a: seen.append(a), min_interval=0.0))
+    listing = [done for stage, done, total in seen if stage == "list" and total == 0]
+    assert seen[0] == ("list", 0, 0)
+    assert [stage for stage, _, _ in seen[: len(listing)]] == ["list"] * len(listing)  # all before reading
+    assert listing == sorted(listing) and listing[-1] == len(corpus.documents) == len(files)
+    assert LIST_REPORT_EVERY in listing  # a report from inside the large folder, not only after it
 
 
 def test_missing_or_non_folder_source_is_an_error(tmp_path: Path) -> None:
@@ -532,3 +550,13 @@ def test_decoding_names_are_still_importable_from_corpus() -> None:
     assert decode_bytes is decoding.decode_bytes
     assert UndecodableError is decoding.UndecodableError
     assert BinaryContentError is decoding.BinaryContentError
+
+
+def test_listing_reports_are_throttled_like_any_stage_in_progress(tmp_path: Path) -> None:
+    # A count with no total never counts as a stage's last report, so listing 60 folders does not
+    # send 60 updates to the window: only the first passes within the interval.
+    write_tree(tmp_path / "src", {f"f{n:02d}/a.txt": "正文".encode() for n in range(60)})
+    seen: list[tuple[str, int, int]] = []
+    scan_folder(tmp_path / "src", progress=CallbackProgress(lambda *a: seen.append(a), min_interval=60.0))
+    assert [r for r in seen if r[0] == "list"] == [("list", 0, 0)]
+    assert [r for r in seen if r[0] == "read"] == [("read", 0, 60), ("read", 60, 60)]

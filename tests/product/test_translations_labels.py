@@ -10,6 +10,7 @@ from neardup_gui.ui.progress_panel import ProgressPanel
 from neardup_gui.ui.run_notes import RunNotes
 
 CHINESE_STAGES = {
+    "list": "正在列出文件",
     "read": "正在读取文件",
     "normalize": "正在标准化",
     "shingle": "正在分片并计算签名",
@@ -36,6 +37,21 @@ def test_progress_bar_names_the_stage_in_chinese(qapp, qtbot, english_afterwards
     assert panel.stage_label.text() == "正在核验文本对 3 / 10"
     panel.update_progress(0, 1, "write")  # one step: no "0 / 1"
     assert panel.stage_label.text() == "正在写出结果"
+    panel.update_progress(12345, 0, "list")  # listing: what was found so far, no total
+    assert panel.stage_label.text() == "正在列出文件（已找到 12,345 个）"
+
+
+def test_progress_bar_counts_the_listing_without_a_total(qapp, qtbot) -> None:
+    panel = ProgressPanel()
+    qtbot.addWidget(panel)
+    panel.start()
+    panel.update_progress(0, 0, "list")
+    assert panel.stage_label.text() == "Listing files (0 found)"
+    panel.update_progress(98765, 0, "list")
+    assert panel.stage_label.text() == "Listing files (98,765 found)"
+    assert 0 < panel.bar.value() < panel.bar.maximum() * 0.05  # the listing is a sliver of the bar
+    panel.update_progress(0, 100, "read")
+    assert panel.stage_label.text() == "Reading files 0 / 100"
 
 
 def test_flag_lists_use_the_chinese_enumeration_comma(qapp, english_afterwards) -> None:
