@@ -73,11 +73,37 @@ def _normalize_into(cps, lo, hi, table, given, norm, o):  # pragma: no cover - c
 
 @njit(cache=True, nogil=True)
 def _window(norm, i, k, base):  # pragma: no cover - compiled
-    """The hash of the window ``norm[i:i+k]`` (``shingles.window_hashes``)."""
+    """The hash of the window ``norm[i:i+k]`` alone (``shingles.window_hashes``)."""
     h = np.uint64(norm[i])
     for j in range(1, k):
         h = h * base + np.uint64(norm[i + j])
     return _fmix64(h)
+
+
+@njit(cache=True, nogil=True)
+def _windows_into(norm, lo, hi, k, base, windows, w):  # pragma: no cover - compiled
+    """Append the hash of every window of ``norm[lo:hi]`` to ``windows`` from ``w``
+    (``shingles.window_hashes``); returns the new end.
+
+    The polynomial rolls: each window's is the last one's without its first code point, times the
+    base, plus the next code point (2 multiplications a window instead of k - 1; modulo 2**64 the
+    same value as computed afresh).
+    """
+    if hi - lo < k:
+        return w
+    lead = np.uint64(1)  # base ** (k - 1): the weight of a window's first code point
+    for _ in range(k - 1):
+        lead *= base
+    h = np.uint64(0)
+    for j in range(lo, lo + k - 1):
+        h = h * base + np.uint64(norm[j])
+    gone = np.uint64(0)  # the code point leaving the window (none before the first)
+    for i in range(lo, hi - k + 1):
+        h = (h - gone * lead) * base + np.uint64(norm[i + k - 1])
+        gone = np.uint64(norm[i])
+        windows[w] = _fmix64(h)
+        w += 1
+    return w
 
 
 @njit(cache=True, nogil=True)
@@ -127,11 +153,12 @@ def prepare_batch(
         o = _normalize_into(cps, bounds[d], bounds[d + 1], table, given[d], norm, o)
         win_bounds[d] = w
         sample_bounds[d] = s
-        for i in range(start, o - k + 1):
-            h = _window(norm, i, k, base)
-            windows[w] = h
-            values[w] = fmix32(np.uint32(h >> np.uint64(32)))
-            w += 1
+        w = _windows_into(norm, start, o, k, base, windows, w)
+        # Separate passes over the new windows: the rolling hash's chain is not held up by these.
+        for i in range(win_bounds[d], w):
+            values[i] = fmix32(np.uint32(windows[i] >> np.uint64(32)))
+        for i in range(win_bounds[d], w):
+            h = windows[i]
             if sample <= 1 or (power_of_two and (h & mask) == 0) or (not power_of_two and h % modulus == 0):
                 samples[s] = h
                 s += 1
@@ -169,9 +196,7 @@ def window_batch(cps, bounds, table, given, k, base, norm, windows, win_bounds):
     for d in range(bounds.size - 1):
         o = _normalize_into(cps, bounds[d], bounds[d + 1], table, given[d], norm, 0)
         win_bounds[d] = w
-        for i in range(o - k + 1):
-            windows[w] = _window(norm, i, k, base)
-            w += 1
+        w = _windows_into(norm, 0, o, k, base, windows, w)
     win_bounds[bounds.size - 1] = w
 
 

@@ -170,3 +170,23 @@ def test_the_sorted_set_kernel_equals_numpy_unique_on_awkward_inputs() -> None:
     _prepkernel.sorted_sets(windows, bounds, out_bounds)
     for i, doc in enumerate(docs):
         assert np.array_equal(windows[out_bounds[i] : out_bounds[i + 1]], np.unique(doc)), i
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 7, 13, 32])
+def test_rolling_window_hashes_equal_the_hashes_computed_afresh(k) -> None:
+    """The kernels roll each window's polynomial on from the last one's (the leaving code point's
+    weight taken off modulo 2**64); every window, whatever its code points, must hash as
+    ``shingles.window_hashes`` hashes it alone, and texts shorter than k give none."""
+    from neardup_gui.core import _prepkernel
+    from neardup_gui.core import shingles as sh
+
+    rng = np.random.default_rng(k)
+    docs = [rng.integers(0, 0x110000, int(n), dtype=np.uint32) for n in rng.integers(0, 3 * k + 40, 60)]
+    docs += [np.full(k + 5, 0x10FFFF, dtype=np.uint32), np.zeros(k, dtype=np.uint32), np.arange(k - 1, dtype=np.uint32)]
+    base = sh.window_base(k)
+    for doc in docs:
+        out = np.empty(doc.size + 1, dtype=np.uint64)
+        out[0] = 12345  # what was there before ``w`` stays
+        end = _prepkernel._windows_into(doc, 0, doc.size, k, base, out, 1)
+        assert out[0] == 12345
+        assert np.array_equal(out[1:end], sh.window_hashes(doc, k))
