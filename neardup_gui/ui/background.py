@@ -16,6 +16,9 @@ characters (GB 2312 level 1) into an image, a slice per event-loop pass, once th
 the first table of Chinese file names otherwise loaded and rasterized those glyphs, and read the
 font files, on the window's thread just as a screen's result was shown (the italic face was first
 opened there, seen in strace; on a slow disk such first reads wait for it).
+``SlicedRelease`` frees a replaced result's rows a slice per event-loop pass: freed at once, a
+100,000-file result's candidates (each with its passages and evidence) and documents held the
+window's thread for 60-100 ms wherever their last reference went.
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -23,8 +26,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
@@ -215,3 +219,54 @@ class FontWarmUp(QObject):
             painter.end()
         self.drawn += len(text)
         QTimer.singleShot(0, self, self._step)
+
+
+class SlicedRelease(QObject):
+    """Lets go of many objects a few milliseconds per event-loop pass.
+
+    ``hold(rows, ...)`` takes a reference to every object of each iterable, before the window's
+    models and controllers drop theirs (when a new result replaces the old one): their last
+    references are then these, and each later pass frees objects until ``BUDGET`` seconds went by,
+    ``STEP`` at a time. Objects something else still holds are only dereferenced, as they would
+    have been anyway.
+    """
+
+    STEP = 64
+    BUDGET = 0.004
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._held: list[list[Any]] = []
+        self._scheduled = False
+        self.passes = 0
+
+    @property
+    def pending(self) -> int:
+        """How many references are still held."""
+        return sum(map(len, self._held))
+
+    def hold(self, *groups: Iterable[Any]) -> None:
+        """Keep the objects of each group, and let go of them in later passes of the event loop."""
+        for group in groups:
+            items = list(group)
+            if items:
+                self._held.append(items)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._held and not self._scheduled:
+            self._scheduled = True
+            QTimer.singleShot(0, self, self._step)
+
+    def _step(self) -> None:
+        self._scheduled = False
+        self.passes += 1
+        end = time.perf_counter() + self.BUDGET
+        while self._held:  # at least one step a pass
+            items = self._held[-1]
+            del items[-self.STEP :]
+            if not items:
+                self._held.pop()
+            if time.perf_counter() >= end:
+                break
+        self._schedule()

@@ -5,6 +5,7 @@ when their tab is shown."""
 from __future__ import annotations
 
 import threading
+import weakref
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,22 @@ def test_word_files_a_rescan_took_over_unread_are_extracted_before_the_result_is
     assert outcome.texts.unread == 2  # the two Word files; the plain ones are read when shown
     by_path = {d.path: d for d in prepared.pair_documents.values()}
     assert outcome.texts[by_path["a.docx"].doc_id].startswith("本报讯")
+
+
+def test_a_replaced_result_is_freed_a_slice_per_pass_after_the_new_one_is_shown(screened, qtbot) -> None:
+    # Freed at once, a 100,000-file result's rows held the window's thread for 60-100 ms in the pass
+    # that showed the next result. Here nothing of the old result may be freed in that pass, then
+    # one object per pass (the slice made as small as it goes), until all of it is gone.
+    window = screened
+    old = window.outcome
+    refs = [weakref.ref(x) for x in (*old.candidates, *old.documents)]
+    del old
+    window.released.STEP, window.released.BUDGET = 1, 0.0
+    alive_when_shown: list[int] = []
+    window.outcome_shown.connect(lambda _o: alive_when_shown.append(sum(r() is not None for r in refs)))
+    passes = window.released.passes
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.workspaces.open_workspace(window.workspace)
+    assert window.outcome is not None and alive_when_shown == [len(refs)]
+    qtbot.waitUntil(lambda: all(r() is None for r in refs), timeout=SCREEN_TIMEOUT_MS)
+    assert window.released.passes - passes >= len(refs) and window.released.pending == 0
