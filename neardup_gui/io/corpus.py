@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import multiprocessing
+import operator
 import os
 import queue
 import stat
@@ -687,46 +688,45 @@ def scan_folder(
         known = known()
     shown = [display_path(e.rel) for e in entries]
     source_ids: dict[str, str] = {}  # a few folder names, each shown once
-    by_rel: dict[str, _ReadResult] = {}
+    # Per entry: its known row when taken over unread, its read result, or None (a status row).
+    found: list[KnownFile | _ReadResult | None] = [None] * len(entries)
     stamps: dict[str, tuple[int, ...]] = {}
-    trusted: set[str] = set()
-    to_read = []
-    for e, (path, _) in zip(entries, shown):
+    to_read: list[int] = []
+    for n, (e, (path, _)) in enumerate(zip(entries, shown)):
         if e.status:
             continue
         old = known.get(path) if known else None
         if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
-            by_rel[e.rel] = _ReadResult(old.status, old.message, old.size, old.mtime, old.sha256, old.encoding,
-                                        old.chars, None, old.extractor, old.stamp)  # fmt: skip
-            trusted.add(e.rel)
+            found[n] = old
         else:
-            to_read.append(e)
+            to_read.append(n)
     how = _How(max_bytes, extract_options, progress.check)
-    files = [(e.fs_path, e.rel.rsplit("/", 1)[-1]) for e in to_read]
+    files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
     if read_helper and workers <= 1 and read_helper_pays(len(files)):
         results = _read_with_helper(files, how, progress)
     else:
         results = _read_all(files, how, workers, progress)
-    by_rel.update((e.rel, r) for e, r in zip(to_read, results))
+    for n, r in zip(to_read, results):
+        found[n] = r
+    del results
 
     documents: list[Document] = []
     texts_by_path: dict[str, str] = {}
     trusted_paths: set[str] = set()
-    for e, (path, renamed) in zip(entries, shown):
+    row_of = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
+    for e, (path, renamed), r in zip(entries, shown, found):
         note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
-        r = by_rel.get(e.rel)
         if r is None:
             status, message, size, mtime = e.status, e.message, e.size, e.mtime
             sha, enc, chars, extractor = "", "", 0, PLAIN_TEXT
-        else:
-            status, message, size, mtime = r.status, r.message, r.size, r.mtime
-            sha, enc, chars, extractor = r.sha256, r.encoding, r.chars, r.extractor
-            if r.text is not None:
-                texts_by_path[path] = r.text
+        else:  # a known row and a read result name these fields alike
+            status, message, size, mtime, sha, enc, chars, extractor = row_of(r)
             if r.stamp is not None:
                 stamps[path] = r.stamp
-            if e.rel in trusted:
+            if isinstance(r, KnownFile):
                 trusted_paths.add(path)
+            elif r.text is not None:
+                texts_by_path[path] = r.text
         if note and note not in message:
             message = "; ".join(m for m in (message, note) if m)
         source_id = source_ids.get(e.source_id)
