@@ -32,7 +32,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-STAGE_ORDER = ("read", "normalize", "shingle", "candidates", "verify", "flags")
+STAGE_ORDER = ("list", "read", "normalize", "shingle", "candidates", "verify", "flags")
 
 
 def _peak_rss_mb(dask_worker) -> float:

@@ -217,7 +217,7 @@ def plan_folder(
         params: Include and exclude patterns, size limit and extraction options are used.
         sidecar: Optional CSV giving doc_id / source_id / version per relative path.
         partition_docs: Files per partition.
-        progress: ``check()`` is called once per folder listed.
+        progress: ``check()`` is called once per folder listed; the walk reports stage ``list``.
 
     Raises:
         CorpusError: Missing folder, bad sidecar, duplicate doc_id.
