@@ -13,13 +13,23 @@ Here the window's ``QSettings`` holds the values (it is read from and written to
 writing is held back), and each change is also sent to the writer thread, which
 writes it through a ``QSettings`` of its own on the same file (``QSettings`` is reentrant: one
 object per thread). ``sync()`` waits until every change sent is on disk.
-Imports PySide6.QtCore only.
+
+``QSettings.sync()`` holds Python's GIL for as long as it runs, its ``fdatasync`` included (the
+binding does not release it), so even on the writer thread a slow disk froze the window, whose
+every Python call waits for the GIL (200 ms and more on a throttled disk, as a result was shown).
+Where the settings are an INI file and a memory-backed folder exists (``XDG_RUNTIME_DIR`` or
+``/dev/shm``), the writer thread has ``QSettings`` apply the change to a copy of the file there,
+then writes the bytes to the real file itself (``os.fsync`` releases the GIL).
+Imports PySide6.QtCore and ``neardup_gui.io.paths``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,6 +37,7 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings
 
 from neardup_gui.core.records import ScreenParams
+from neardup_gui.io.paths import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 
@@ -262,10 +273,54 @@ class _HoldWrites(QObject):
 
 
 def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) -> None:
-    """On the writer thread: one change into the file, synced (a ``QSettings`` made and dropped
-    here, so no object of this thread outlives the call)."""
-    store = QSettings(*where)
+    """On the writer thread: one change into the file, synced (each ``QSettings`` made and dropped
+    here, so no object of this thread outlives the call); staged in memory where it can be."""
+    path, fmt = where
+    staging = _staging_folder() if _is_ini_file(fmt) else None
+    if staging is None:
+        _apply(QSettings(path, fmt), key, value, path)
+        return
+    with tempfile.TemporaryDirectory(prefix="neardup-settings-", dir=staging) as folder:
+        staged = os.path.join(folder, "settings.ini")
+        try:
+            with open(path, "rb") as fh:
+                current = fh.read()
+        except FileNotFoundError:
+            current = b""
+        with open(staged, "wb") as fh:
+            fh.write(current)
+        if not _apply(QSettings(staged, QSettings.Format.IniFormat), key, value, path):
+            return
+        with open(staged, "rb") as fh:
+            updated = fh.read()
+    try:
+        atomic_write_bytes(path, updated)  # its write and fsync release the GIL
+    except OSError as exc:
+        log.warning("settings could not be written to %s (%s)", path, exc)
+
+
+def _apply(store: QSettings, key: str, value: Any, shown_path: str) -> bool:
+    """``setValue`` and ``sync`` on ``store``; False (logged) when the file could not be written."""
     store.setValue(key, value)
     store.sync()
-    if store.status() != QSettings.Status.NoError:
-        log.warning("settings could not be written to %s (%s)", where[0], store.status())
+    status = store.status()
+    if status != QSettings.Status.NoError:
+        log.warning("settings could not be written to %s (%s)", shown_path, status)
+        return False
+    return True
+
+
+def _is_ini_file(fmt: QSettings.Format) -> bool:
+    """Whether settings of this format are an INI file (the native format is one on Linux and the
+    other Unix systems, not on Windows, the registry, or macOS, property lists)."""
+    return fmt == QSettings.Format.IniFormat or (
+        fmt == QSettings.Format.NativeFormat and sys.platform not in ("win32", "darwin")
+    )
+
+
+def _staging_folder() -> str | None:
+    """A writable folder in memory (``XDG_RUNTIME_DIR``, ``/dev/shm``), where syncing is cheap."""
+    for folder in (os.environ.get("XDG_RUNTIME_DIR"), "/dev/shm"):
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from neardup_gui.core.methods.minhash_lsh import collision_probability, optimal_bands_rows
 from neardup_gui.core.records import (
     FILE_STATUSES,
@@ -135,6 +137,43 @@ def test_settings_are_written_to_disk_off_the_window_thread(qtbot, tmp_path, mon
     assert writers and not any(writers)
     again = AppSettings.in_file(path)
     assert again.last_workspace() == "/ws/稿件" and again.recent_workspaces() == ["/ws/稿件"]
+
+
+def test_a_slow_disk_under_the_settings_writer_leaves_the_window_thread_running(tmp_path, monkeypatch) -> None:
+    # QSettings.sync() holds the GIL through its fdatasync: on a throttled disk every Python call of
+    # the window waited for it (200 ms as a result was shown). The file must reach the disk through
+    # os.fsync, which lets go of the GIL, however long the disk takes.
+    import os
+    import threading
+    import time
+
+    from neardup_gui.ui import settings as settings_mod
+
+    if settings_mod._staging_folder() is None:
+        pytest.skip("no memory-backed folder to stage the settings in")
+    real_fsync = os.fsync
+    synced: list[bool] = []
+
+    def slow_fsync(fd: int) -> None:
+        synced.append(threading.current_thread() is threading.main_thread())
+        time.sleep(0.4)  # a throttled disk
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    path = tmp_path / "s.ini"
+    settings = AppSettings.in_file(path)
+    settings.set_reviewer("张编辑")
+    largest, last, end = 0.0, time.perf_counter(), time.perf_counter() + 0.6
+    while time.perf_counter() < end:  # the window's thread, running Python meanwhile
+        now = time.perf_counter()
+        largest, last = max(largest, now - last), now
+        sum(range(100))
+    settings.sync()
+    assert synced and not any(synced)  # synced by os.fsync, on the writer thread
+    assert largest < 0.1
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert AppSettings.in_file(path).reviewer() == "张编辑"
+    assert not list(tmp_path.glob(".s.ini.*"))  # no temporary file left beside it
 
 
 def test_unreadable_remembered_params_fall_back_to_defaults(tmp_path) -> None:
