@@ -277,9 +277,23 @@ def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) ->
     here, so no object of this thread outlives the call); staged in memory where it can be."""
     path, fmt = where
     staging = _staging_folder() if _is_ini_file(fmt) else None
-    if staging is None:
+    updated = None
+    if staging is not None:
+        try:
+            updated = _staged_change(path, staging, key, value)
+        except OSError as exc:  # the staging folder is full or the file unreadable: QSettings writes it
+            log.info("settings not staged in %s (%s); writing %s directly", staging, exc, path)
+    if updated is None:
         _apply(QSettings(path, fmt), key, value, path)
         return
+    try:
+        atomic_write_bytes(path, updated)  # its write and fsync release the GIL
+    except OSError as exc:
+        log.warning("settings could not be written to %s (%s)", path, exc)
+
+
+def _staged_change(path: str, staging: str, key: str, value: Any) -> bytes | None:
+    """The settings file's bytes with the change applied, made in ``staging`` (None: not made)."""
     with tempfile.TemporaryDirectory(prefix="neardup-settings-", dir=staging) as folder:
         staged = os.path.join(folder, "settings.ini")
         try:
@@ -290,13 +304,9 @@ def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) ->
         with open(staged, "wb") as fh:
             fh.write(current)
         if not _apply(QSettings(staged, QSettings.Format.IniFormat), key, value, path):
-            return
+            return None
         with open(staged, "rb") as fh:
-            updated = fh.read()
-    try:
-        atomic_write_bytes(path, updated)  # its write and fsync release the GIL
-    except OSError as exc:
-        log.warning("settings could not be written to %s (%s)", path, exc)
+            return fh.read()
 
 
 def _apply(store: QSettings, key: str, value: Any, shown_path: str) -> bool:
