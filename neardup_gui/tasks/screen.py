@@ -296,7 +296,7 @@ def screen_folder(
         arrays = None
         if result.cache is not None:
             memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
-            known = made.known if made is not None and made.known is not None else None
+            known = made.known if made is not None else None
             if known is None:
                 known = known_arrays(corpus.known_files(), read_key)
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
@@ -333,10 +333,11 @@ class _OutputsAhead:
 
     def __init__(self, corpus: LoadedCorpus, read_key: str, with_cache: bool) -> None:
         self._corpus, self._read_key, self._with_cache = corpus, read_key, with_cache
+        # Set together by the call: ``documents`` is None until then.
         self.documents: tuple[Document, ...] | None = None
-        self.manifest_csv: bytes | None = None
+        self.manifest_csv = b""
         self.manifest: ManifestValues | None = None
-        self.known: dict[str, np.ndarray] | None = None
+        self.known: dict[str, np.ndarray] | None = None  # only with the cache
 
     def __call__(self, documents: tuple[Document, ...]) -> None:
         self.documents = documents
@@ -447,8 +448,7 @@ def write_screen_outputs(
     if made is not None and made.documents is not outcome.documents:
         made = None
     files = {
-        "manifest.csv": made.manifest_csv if made is not None and made.manifest_csv is not None
-        else manifest_csv(outcome.documents),
+        "manifest.csv": made.manifest_csv if made is not None else manifest_csv(outcome.documents),
         "candidates.csv": outputs.csv_bytes(
             outputs.CANDIDATE_COLUMNS, outputs.candidate_rows(outcome.candidates, by_id)
         ),

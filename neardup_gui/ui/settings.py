@@ -10,9 +10,9 @@ The file is written on a thread of its own, never on the window's: ``QSettings``
 ``fdatasync`` from the event loop after every change, and that call waits for the disk: 5-14 ms
 here beside one large write, longer on a slow or throttled disk, all of it a frozen window.
 Here the window's ``QSettings`` holds the values (it is read from and written to, but its own
-writing is held back), and each change is also sent to the writer thread, which
-writes it through a ``QSettings`` of its own on the same file (``QSettings`` is reentrant: one
-object per thread). ``sync()`` waits until every change sent is on disk.
+writing is held back), and each change is also queued for the writer thread, which writes the
+changes queued by then in one go (showing a result changes four settings). ``sync()`` waits until
+every change made is on disk.
 
 ``QSettings.sync()`` holds Python's GIL for as long as it runs, its ``fdatasync`` included (the
 binding does not release it), so even on the writer thread a slow disk froze the window, whose
@@ -30,6 +30,7 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,8 @@ class AppSettings:
         self._s.installEventFilter(self._hold)
         self._where = (self._s.fileName(), self._s.format())
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-settings")
+        self._queued: list[tuple[str, Any]] = []  # changes the writer has not taken yet
+        self._queue_lock = threading.Lock()
 
     @classmethod
     def in_file(cls, path: Path | str) -> AppSettings:
@@ -78,10 +81,23 @@ class AppSettings:
         self._s.setValue(key, value)
         if isinstance(value, QByteArray):
             value = QByteArray(value)  # the caller's may change after this returns
+        with self._queue_lock:
+            self._queued.append((key, value))
+            first = len(self._queued) == 1
+        if not first:  # a write is already on its way and takes this change too
+            return
         try:
-            self._writer.submit(_write_setting, self._where, key, value)
-        except RuntimeError:  # the writer was shut down (at exit): write here
+            self._writer.submit(self._write_queued)
+        except RuntimeError:  # the writer was shut down (at exit): this QSettings writes them all
+            with self._queue_lock:
+                self._queued.clear()
             self._s.sync()
+
+    def _write_queued(self) -> None:
+        """On the writer thread: every change queued so far, in one write of the file."""
+        with self._queue_lock:
+            changes, self._queued = self._queued, []
+        _write_setting(self._where, changes)
 
     # -- byte blobs (geometry, splitters, headers) ------------------------------------------------
     def _bytes(self, key: str) -> QByteArray | None:
@@ -272,19 +288,20 @@ class _HoldWrites(QObject):
         return event.type() == QEvent.Type.UpdateRequest
 
 
-def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) -> None:
-    """On the writer thread: one change into the file, synced (each ``QSettings`` made and dropped
-    here, so no object of this thread outlives the call); staged in memory where it can be."""
+def _write_setting(where: tuple[str, QSettings.Format], changes: list[tuple[str, Any]]) -> None:
+    """On the writer thread: the (key, value) changes into the file, synced (each ``QSettings``
+    made and dropped here, so no object of this thread outlives the call); staged in memory where
+    it can be."""
     path, fmt = where
     staging = _staging_folder() if _is_ini_file(fmt) else None
     updated = None
     if staging is not None:
         try:
-            updated = _staged_change(path, staging, key, value)
+            updated = _staged_change(path, staging, changes)
         except OSError as exc:  # the staging folder is full or the file unreadable: QSettings writes it
             log.info("settings not staged in %s (%s); writing %s directly", staging, exc, path)
     if updated is None:
-        _apply(QSettings(path, fmt), key, value, path)
+        _apply(QSettings(path, fmt), changes, path)
         return
     try:
         atomic_write_bytes(path, updated)  # its write and fsync release the GIL
@@ -292,8 +309,8 @@ def _write_setting(where: tuple[str, QSettings.Format], key: str, value: Any) ->
         log.warning("settings could not be written to %s (%s)", path, exc)
 
 
-def _staged_change(path: str, staging: str, key: str, value: Any) -> bytes | None:
-    """The settings file's bytes with the change applied, made in ``staging`` (None: not made)."""
+def _staged_change(path: str, staging: str, changes: list[tuple[str, Any]]) -> bytes | None:
+    """The settings file's bytes with the changes applied, made in ``staging`` (None: not made)."""
     with tempfile.TemporaryDirectory(prefix="neardup-settings-", dir=staging) as folder:
         staged = os.path.join(folder, "settings.ini")
         try:
@@ -303,15 +320,17 @@ def _staged_change(path: str, staging: str, key: str, value: Any) -> bytes | Non
             current = b""
         with open(staged, "wb") as fh:
             fh.write(current)
-        if not _apply(QSettings(staged, QSettings.Format.IniFormat), key, value, path):
+        if not _apply(QSettings(staged, QSettings.Format.IniFormat), changes, path):
             return None
         with open(staged, "rb") as fh:
             return fh.read()
 
 
-def _apply(store: QSettings, key: str, value: Any, shown_path: str) -> bool:
-    """``setValue`` and ``sync`` on ``store``; False (logged) when the file could not be written."""
-    store.setValue(key, value)
+def _apply(store: QSettings, changes: list[tuple[str, Any]], shown_path: str) -> bool:
+    """``setValue`` each change and ``sync`` on ``store``; False (logged) when the file could not
+    be written."""
+    for key, value in changes:
+        store.setValue(key, value)
     store.sync()
     status = store.status()
     if status != QSettings.Status.NoError:

@@ -175,6 +175,40 @@ def test_a_slow_disk_under_the_settings_writer_leaves_the_window_thread_running(
     assert not list(tmp_path.glob(".s.ini.*"))  # no temporary file left beside it
 
 
+def test_settings_changed_while_the_disk_is_busy_are_written_in_one_go(tmp_path, monkeypatch) -> None:
+    # Showing a result changes four settings; each write of the file is a sync to disk, so changes
+    # made while one is under way wait for the next write together instead of one sync each.
+    import threading
+
+    from neardup_gui.ui import settings as settings_mod
+
+    gate = threading.Event()
+    writes: list[list[str]] = []
+    real = settings_mod._write_setting
+
+    def busy_disk(where, changes) -> None:
+        writes.append([key for key, _ in changes])
+        gate.wait(10)
+        real(where, changes)
+
+    monkeypatch.setattr(settings_mod, "_write_setting", busy_disk)
+    settings = AppSettings.in_file(tmp_path / "s.ini")
+    settings.set_reviewer("editor-wang")
+    while not writes:  # the first write has taken its change and waits for the disk
+        threading.Event().wait(0.005)
+    settings.add_recent_folder("/src/稿件")
+    settings.set_workspace_for("/src/稿件", "/ws/a")
+    settings.set_last_workspace("/ws/a")
+    gate.set()
+    settings.sync()
+    assert writes == [
+        ["review/reviewer"],
+        ["folders/recent", "folders/workspaces", "folders/last_workspace", "folders/recent_workspaces"],
+    ]
+    text = (tmp_path / "s.ini").read_text(encoding="utf-8")
+    assert "reviewer=editor-wang" in text and "last_workspace=/ws/a" in text
+
+
 def test_settings_are_still_written_when_they_cannot_be_staged(tmp_path, monkeypatch) -> None:
     from neardup_gui.ui import settings as settings_mod
 
