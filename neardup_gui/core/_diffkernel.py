@@ -510,6 +510,62 @@ def _outside(starts, ends, n, cover_start, cover_end, m):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def _own(starts, ends, i, n):  # pragma: no cover - compiled
+    """Normalized character ``i`` has its raw text to itself: no neighbour shares any of it (an
+    expansion such as ㈱ -> (株) gives several normalized characters one raw span).
+
+    Inside a matched region, a character the alignment pairs with one whose raw text is its own
+    too and the same is an anchor: the raw texts are compared piece by piece between anchors. A
+    diff of a whole region's raw text costs time by its length times its differences: a
+    120,000-character copy with every digit made full-width and a line break every 40 characters
+    took 14 s and ran out of its budget (one 60,000-character hunk).
+    """
+    return (i == 0 or starts[i] >= ends[i - 1]) and (i == n - 1 or ends[i] <= starts[i + 1])
+
+
+@njit(cache=True, nogil=True)
+def _add_hunk(hunks, n, a0, a1, b0, b1):  # pragma: no cover - compiled
+    if n == hunks.shape[0]:
+        bigger = np.empty((2 * n, 4), dtype=np.int64)
+        bigger[:n] = hunks[:n]
+        hunks = bigger
+    hunks[n, 0], hunks[n, 1], hunks[n, 2], hunks[n, 3] = a0, a1, b0, b1
+    return hunks, n + 1
+
+
+@njit(cache=True, nogil=True)
+def _gap_hunks(lraw, a0, a1, rraw, b0, b1, left, budget, hunks, n):  # pragma: no cover - compiled
+    """The runs of differences between ``lraw[a0:a1]`` and ``rraw[b0:b1]`` (raw text between two
+    anchors) added to ``hunks`` (rows from ``n``); returns (hunks, new n)."""
+    if a1 - a0 == b1 - b0 and _same(lraw, a0, rraw, b0, a1 - a0):
+        return hunks, n
+    if a0 == a1 or b0 == b1:  # only inserted or only deleted text: one hunk
+        return _add_hunk(hunks, n, a0, a1, b0, b1)
+    left[0] = budget
+    hk, hl = _diff(lraw[a0:a1], rraw[b0:b1], left)
+    pa, pb = a0, b0
+    open_a = -1
+    open_b = 0
+    for o in range(hk.size + 1):
+        k = hk[o] if o < hk.size else EQUAL
+        if k == EQUAL:
+            if open_a >= 0:
+                hunks, n = _add_hunk(hunks, n, open_a, pa, open_b, pb)
+                open_a = -1
+            if o < hk.size:
+                pa += hl[o]
+                pb += hl[o]
+            continue
+        if open_a < 0:
+            open_a, open_b = pa, pb
+        if k == DELETE:
+            pa += hl[o]
+        else:
+            pb += hl[o]
+    return hunks, n
+
+
+@njit(cache=True, nogil=True)
 def pair_alignment(lc, rc, lraw, rraw, lst, lend, rst, rend, min_len, gap, budget):  # pragma: no cover - compiled
     """Everything ``diffspans.pair_diff`` computes, in one call that holds no lock.
 
@@ -573,42 +629,45 @@ def pair_alignment(lc, rc, lraw, rraw, lst, lend, rst, rend, min_len, gap, budge
     for i in range(n_regs):
         raw_regs[i, 0], raw_regs[i, 1] = lst[regs[i, 0]], lend[regs[i, 1] - 1]
         raw_regs[i, 2], raw_regs[i, 3] = rst[regs[i, 2]], rend[regs[i, 3] - 1]
-    # Hunks: inside each region, the runs of raw differences.
-    cap = 16
-    hunks = np.empty((cap, 4), dtype=np.int64)
+    # Hunks: inside each region, the raw text between anchors, diffed (see ``_own``).
+    hunks = np.empty((16, 4), dtype=np.int64)
     n_hunks = 0
+    o = 0
+    li = ri = 0
     for i in range(n_regs):
         ls, le, rs, re = raw_regs[i, 0], raw_regs[i, 1], raw_regs[i, 2], raw_regs[i, 3]
-        if le - ls == re - rs and _same(lraw, ls, rraw, rs, le - ls):
+        while li < regs[i, 0]:  # to the region's first op (a region starts where an op does)
+            if kinds[o] != INSERT:
+                li += lens[o]
+            if kinds[o] != DELETE:
+                ri += lens[o]
+            o += 1
+        # The common raw prefix and suffix are the same text: the anchors are looked for between.
+        head = _common_prefix(lraw, ls, le, rraw, rs, re)
+        if head == le - ls and head == re - rs:
             continue
-        left[0] = budget
-        hk, hl = _diff(lraw[ls:le], rraw[rs:re], left)
-        pa, pb = ls, rs
-        open_a = -1
-        open_b = 0
-        for o in range(hk.size + 1):
-            k = hk[o] if o < hk.size else EQUAL
-            if k == EQUAL:
-                if open_a >= 0:
-                    if n_hunks == cap:
-                        cap *= 2
-                        bigger = np.empty((cap, 4), dtype=np.int64)
-                        bigger[:n_hunks] = hunks[:n_hunks]
-                        hunks = bigger
-                    hunks[n_hunks, 0], hunks[n_hunks, 1] = open_a, pa
-                    hunks[n_hunks, 2], hunks[n_hunks, 3] = open_b, pb
-                    n_hunks += 1
-                    open_a = -1
-                if o < hk.size:
-                    pa += hl[o]
-                    pb += hl[o]
-                continue
-            if open_a < 0:
-                open_a, open_b = pa, pb
-            if k == DELETE:
-                pa += hl[o]
-            else:
-                pb += hl[o]
+        tail = _common_suffix(lraw, ls + head, le, rraw, rs + head, re)
+        pa, pb = ls + head, rs + head  # raw text before these is done
+        end_a, end_b = le - tail, re - tail
+        while o < n_ops and li < regs[i, 1]:
+            k, length = kinds[o], lens[o]
+            if k == EQUAL and lend[li + length - 1] > pa and lst[li] < end_a:  # else no anchor can lie in it
+                for t in range(length):
+                    x, y = li + t, ri + t
+                    a0, a1, b0, b1 = lst[x], lend[x], rst[y], rend[y]
+                    if (
+                        a0 >= pa and b0 >= pb and a1 <= end_a and b1 <= end_b and a1 - a0 == b1 - b0
+                        and _own(lst, lend, x, nl) and _own(rst, rend, y, nr) and _same(lraw, a0, rraw, b0, a1 - a0)
+                    ):  # fmt: skip
+                        if a0 > pa or b0 > pb:  # (a call per anchor costs more than the loop)
+                            hunks, n_hunks = _gap_hunks(lraw, pa, a0, rraw, pb, b0, left, budget, hunks, n_hunks)
+                        pa, pb = a1, b1
+            if k != INSERT:
+                li += length
+            if k != DELETE:
+                ri += length
+            o += 1
+        hunks, n_hunks = _gap_hunks(lraw, pa, end_a, rraw, pb, end_b, left, budget, hunks, n_hunks)
     lu = _outside(lst, lend, nl, regs[:n_regs, 0], regs[:n_regs, 1], n_regs)
     ru = _outside(rst, rend, nr, regs[:n_regs, 2], regs[:n_regs, 3], n_regs)
     return segs[:n_segs].copy(), raw_regs, hunks[:n_hunks].copy(), lu, ru

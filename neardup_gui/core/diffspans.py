@@ -9,7 +9,10 @@ mapped back to raw offsets:
 - ``regions``: runs of segments separated by small gaps (at most ``gap`` normalized characters on
   each side) - a matched region of the two texts;
 - ``hunks``: inside each region, the raw character-level differences, aligned (left span, right
-  span; one may be empty) - a changed number, an inserted 不, a different punctuation mark;
+  span; one may be empty) - a changed number, an inserted 不, a different punctuation mark. They
+  are found between anchors (``_anchor_gaps``): characters the normalized alignment pairs whose raw
+  text is the same, so a region's raw text is never diffed at once (that cost its length times its
+  differences: 14 s, and a hunk over half the text, for a 120,000-character reformatted copy);
 - ``left_unique`` / ``right_unique``: normalized text outside every region, as raw spans.
 
 Offsets are code points with the end excluded. Views that count UTF-16 units (Qt) convert them.
@@ -293,26 +296,117 @@ def _hunks(a: str, b: str, off_l: int, off_r: int, timeout: float, out: list[Seg
     """Append the runs of non-equal diff ops between ``a`` and ``b`` to ``out`` (raw, offsets added).
 
     Same result as grouping ``diff_ops(a, b)`` between its equal ops, without building the ops.
+    The texts are the few characters between two anchors (``_anchor_gaps``), so plain Python.
     """
     if a == b:
         return
-    kinds, lens = _library_ops(a, b, timeout)
-    changed = np.flatnonzero(kinds != EQUAL)
-    if changed.size == 0:
+    if not a or not b:  # only inserted or only deleted text: one hunk
+        out.append(Segment(off_l, off_l + len(a), off_r, off_r + len(b)))
         return
-    ls, lu, rs, ru = _starts(kinds, lens)
-    cut = np.flatnonzero(np.diff(changed) > 1)  # equal ops separate the runs
-    first = changed[np.concatenate(([0], cut + 1))]
-    last = changed[np.concatenate((cut, [changed.size - 1]))]
-    out.extend(
-        map(
-            Segment,
-            (ls[first] + off_l).tolist(),
-            (ls[last] + lu[last] + off_l).tolist(),
-            (rs[first] + off_r).tolist(),
-            (rs[last] + ru[last] + off_r).tolist(),
+    pa = pb = 0
+    open_a = open_b = -1
+    for op, n in fdmp.diff(a, b, timelimit=timeout, checklines=False, cleanup="No"):
+        if op == "=":
+            if open_a >= 0:
+                out.append(Segment(off_l + open_a, off_l + pa, off_r + open_b, off_r + pb))
+                open_a = -1
+            pa += n
+            pb += n
+            continue
+        if open_a < 0:
+            open_a, open_b = pa, pb
+        if op == "-":
+            pa += n
+        else:
+            pb += n
+    if open_a >= 0:
+        out.append(Segment(off_l + open_a, off_l + pa, off_r + open_b, off_r + pb))
+
+
+def _own(starts: np.ndarray, ends: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """Per normalized index in ``i``: its raw text is its own (no neighbour shares any of it)."""
+    n = starts.size
+    before = np.ones(i.size, dtype=bool)
+    after = np.ones(i.size, dtype=bool)
+    has_before, has_after = i > 0, i < n - 1
+    before[has_before] = starts[i[has_before]] >= ends[i[has_before] - 1]
+    after[has_after] = ends[i[has_after]] <= starts[i[has_after] + 1]
+    return before & after
+
+
+def _anchor_gaps(
+    kinds: np.ndarray,
+    lens: np.ndarray,
+    norm_regions: list[Segment],
+    regions: tuple[Segment, ...],
+    ln: Normalized,
+    rn: Normalized,
+    left_raw: str,
+    right_raw: str,
+) -> list[tuple[int, int, int, int]]:
+    """The raw spans to diff for the hunks: in each matched region, the text between anchors.
+
+    An anchor is a normalized character the alignment pairs (an equal op) whose raw text is its
+    own on both sides and the same: the raw texts cannot differ there, so only the text between
+    two anchors (and between the region's ends and its first and last anchor) is compared. Gaps
+    are given as (left start, left end, right start, right end), empty ones left out. Diffing a
+    whole region instead cost its length times its differences (a 120,000-character copy
+    reformatted throughout: 14 s, and the budget ran out). ``_diffkernel.pair_alignment`` does the
+    same.
+    """
+    if not norm_regions:
+        return []
+    eq = np.flatnonzero(kinds == EQUAL)
+    ls, _, rs, _ = _starts(kinds, lens)
+    n = lens[eq]
+    total = int(n.sum())
+    first = np.cumsum(n) - n
+    step = np.arange(total, dtype=np.int64) - np.repeat(first, n)
+    li = np.repeat(ls[eq], n) + step  # every paired normalized character, left and right
+    ri = np.repeat(rs[eq], n) + step
+    reg_l0 = np.array([r.left_start for r in norm_regions], dtype=np.int64)
+    reg_l1 = np.array([r.left_end for r in norm_regions], dtype=np.int64)
+    which = np.searchsorted(reg_l0, li, side="right") - 1
+    inside = (which >= 0) & (li < reg_l1[np.maximum(which, 0)])
+    li, ri, which = li[inside], ri[inside], which[inside]
+    lst, lend, rst, rend = ln.starts, ln.ends, rn.starts, rn.ends
+    a0, a1, b0, b1 = lst[li], lend[li], rst[ri], rend[ri]
+    ok = ((a1 - a0) == (b1 - b0)) & _own(lst, lend, li) & _own(rst, rend, ri)
+    lcps, rcps = codepoints(left_raw), codepoints(right_raw)
+    one = ok & (a1 - a0 == 1)
+    ok[one] = lcps[a0[one]] == rcps[b0[one]]
+    for x in np.flatnonzero(ok & (a1 - a0 != 1)).tolist():  # raw text of several code points (or none)
+        ok[x] = bool(np.array_equal(lcps[a0[x] : a1[x]], rcps[b0[x] : b1[x]]))
+    a0, a1, b0, b1, which = a0[ok], a1[ok], b0[ok], b1[ok], which[ok]
+    gaps: list[tuple[int, int, int, int]] = []
+    bounds = np.searchsorted(which, np.arange(len(regions) + 1))
+    for r, reg in enumerate(regions):
+        # The common raw prefix and suffix are the same text: the anchors are looked for between.
+        x, y = lcps[reg.left_start : reg.left_end], rcps[reg.right_start : reg.right_end]
+        head = _common_length(x, y)
+        if head == x.size == y.size:
+            continue
+        tail = _common_length(x[head:][::-1], y[head:][::-1])
+        start_a, start_b = reg.left_start + head, reg.right_start + head
+        end_a, end_b = reg.left_end - tail, reg.right_end - tail
+        lo, hi = int(bounds[r]), int(bounds[r + 1])
+        keep = lo + np.flatnonzero(
+            (a0[lo:hi] >= start_a) & (b0[lo:hi] >= start_b) & (a1[lo:hi] <= end_a) & (b1[lo:hi] <= end_b)
         )
-    )
+        g0 = np.concatenate(([start_a], a1[keep]))
+        g1 = np.concatenate((a0[keep], [end_a]))
+        h0 = np.concatenate(([start_b], b1[keep]))
+        h1 = np.concatenate((b0[keep], [end_b]))
+        some = np.flatnonzero((g1 > g0) | (h1 > h0))
+        gaps.extend(zip(g0[some].tolist(), g1[some].tolist(), h0[some].tolist(), h1[some].tolist()))
+    return gaps
+
+
+def _common_length(x: np.ndarray, y: np.ndarray) -> int:
+    """How many leading code points ``x`` and ``y`` share."""
+    n = min(x.size, y.size)
+    differ = np.flatnonzero(x[:n] != y[:n])
+    return int(differ[0]) if differ.size else n
 
 
 def pair_diff(
@@ -350,6 +444,7 @@ def pair_diff(
     # Without the kernel (the same result, op for op). Shared runs and their grouping into regions, in normalized offsets (as ``shared_runs``).
     runs: list[Segment] = []
     norm_regions: list[Segment] = []
+    kinds, lens = np.zeros(0, np.int8), np.zeros(0, np.int64)
     if len(ln) and len(rn):
         kinds, lens = _library_ops(ln.text, rn.text, timeout)
         ls, _, rs, _ = _starts(kinds, lens)
@@ -368,15 +463,8 @@ def pair_diff(
     regions = _to_raw_all(norm_regions, ln, rn)
 
     hunks: list[Segment] = []
-    for reg in regions:
-        _hunks(
-            left_raw[reg.left_start : reg.left_end],
-            right_raw[reg.right_start : reg.right_end],
-            reg.left_start,
-            reg.right_start,
-            timeout,
-            hunks,
-        )
+    for a0, a1, b0, b1 in _anchor_gaps(kinds, lens, norm_regions, regions, ln, rn, left_raw, right_raw):
+        _hunks(left_raw[a0:a1], right_raw[b0:b1], a0, b0, timeout, hunks)
 
     left_unique = _outside(ln, [(r.left_start, r.left_end) for r in norm_regions])
     right_unique = _outside(rn, [(r.right_start, r.right_end) for r in norm_regions])
