@@ -512,7 +512,7 @@ def _outside(starts, ends, n, cover_start, cover_end, m):  # pragma: no cover - 
 @njit(cache=True, nogil=True)
 def _own(starts, ends, i, n):  # pragma: no cover - compiled
     """Normalized character ``i`` has its raw text to itself: no neighbour shares any of it (an
-    expansion such as ㈱ -> (株) gives several normalized characters one raw span).
+    expansion such as ㎏ -> kg gives several normalized characters one raw span).
 
     Inside a matched region, a character the alignment pairs with one whose raw text is its own
     too and the same is an anchor: the raw texts are compared piece by piece between anchors. A
