@@ -130,6 +130,54 @@ def test_next_and_previous_move_through_overlaps_on_both_sides(qtbot) -> None:
     assert view.position_label.text() == f"overlap 1 of {count}"
 
 
+def _painted(pane: DiffPane, kind: HighlightKind) -> set[int]:
+    return {i for start, end in pane.painted_spans(kind) for i in range(start, end)}
+
+
+def test_the_current_passage_is_painted_under_its_changes_and_gives_its_colour_back_when_left(qtbot) -> None:
+    # A reformatted copy: every digit full-width and a line break every 30 characters, so the
+    # passages hold many small changes, all of which stay visible over the current passage.
+    view = make_view(qtbot)
+    body = (SHARED + "本期共计12家、3500人。" + TAIL) * 6
+    left = body + "另起一段只在左边出现的说明文字，共有二十多个字。" + SHARED[::-1] * 3
+    wide = (body + "右边在这里写的是完全不同的另一段话。" + SHARED[::-1] * 3).translate(
+        str.maketrans({str(i): chr(0xFF10 + i) for i in range(10)})
+    )
+    right = "\n".join(wide[i : i + 30] for i in range(0, len(wide), 30))
+    shown(qtbot, view, request(left, right))
+    assert view.overlap_count() >= 2
+    pane = view.right
+    breaks = {i for i, ch in enumerate(right) if ch == "\n"}  # no colour of their own in Qt's layouts
+
+    def painted(kind: HighlightKind) -> set[int]:
+        return _painted(pane, kind) - breaks
+
+    def passage(index: int) -> set[int]:
+        seg = view.diff.segments[index]
+        return set(range(seg.right_start, seg.right_end)) - breaks
+
+    changed = painted(HighlightKind.CHANGED)
+    assert len(view.diff.hunks) > 30 and changed
+    view.go_to_overlap(0)
+    assert painted(HighlightKind.CURRENT) == passage(0) - changed
+    assert painted(HighlightKind.CHANGED) == changed  # every change inside it still shows
+    view.go_to_overlap(1)
+    assert painted(HighlightKind.CURRENT) == passage(1) - changed
+    assert passage(0) - changed <= painted(HighlightKind.SHARED)  # its colour back
+    assert painted(HighlightKind.CHANGED) == changed
+    pane.set_current(None)
+    assert not painted(HighlightKind.CURRENT)
+    assert passage(1) - changed <= painted(HighlightKind.SHARED)
+    # A pane with no other highlight: the mark comes and goes all the same.
+    bare = DiffPane()
+    qtbot.addWidget(bare)
+    bare.set_text("第一行文字\n第二行文字")
+    bare.set_current(2, 8)
+    assert bare.painted_spans(HighlightKind.CURRENT) == [(2, 8)]
+    bare.set_current(None)
+    assert bare.painted_spans(HighlightKind.CURRENT) == []
+
+
 def test_clicking_a_shared_passage_moves_the_other_pane_to_its_twin(qtbot) -> None:
     view = make_view(qtbot)
     filler = "\n".join(f"第{i}行只在右边出现的说明文字。" for i in range(80))
