@@ -110,11 +110,15 @@ class DiffPane(QPlainTextEdit):
         document = self.document()
         blocks: list[QTextBlock] = []
         starts: list[int] = []
+        ends: list[int] = []  # where each block's text ends (before its paragraph separator)
         block = document.begin()
         while block.isValid():
             blocks.append(block)
-            starts.append(block.position())
+            start = block.position()
+            starts.append(start)
+            ends.append(start + block.length() - 1)
             block = block.next()
+        n_blocks = len(blocks)
         chosen: set[int] | None = None
         if within is not None:
             chosen = set()
@@ -127,15 +131,18 @@ class DiffPane(QPlainTextEdit):
         formats = {kind: self._char_format(kind) for kind in HighlightKind}
         marks = self._highlights if self._current is None else [*self._highlights, self._current]
         ranges: dict[int, list[QTextLayout.FormatRange]] = {}
+        span_to_qt, new_range = self.offsets.span_to_qt, QTextLayout.FormatRange
         for h in sorted(marks, key=lambda h: (_PAINT_RANK[h.kind], h.start)):
-            qs, qe = self.offsets.span_to_qt(h.start, h.end)
+            qs, qe = span_to_qt(h.start, h.end)
+            fmt = formats[h.kind]
             b = bisect_right(starts, qs) - 1
-            while 0 <= b < len(blocks) and starts[b] < qe:
-                begin = max(qs, starts[b]) - starts[b]
-                end = min(qe, starts[b] + blocks[b].length() - 1) - starts[b]  # not the paragraph separator
+            while 0 <= b < n_blocks and starts[b] < qe:
+                at = starts[b]
+                begin = qs - at if qs > at else 0
+                end = (qe if qe < ends[b] else ends[b]) - at  # not the paragraph separator
                 if end > begin and (chosen is None or b in chosen):
-                    r = QTextLayout.FormatRange()
-                    r.start, r.length, r.format = begin, end - begin, formats[h.kind]
+                    r = new_range()
+                    r.start, r.length, r.format = begin, end - begin, fmt
                     ranges.setdefault(b, []).append(r)
                 b += 1
         for b in list(self._formatted) if chosen is None else [b for b in chosen if b in self._formatted]:
@@ -149,7 +156,7 @@ class DiffPane(QPlainTextEdit):
             document.markContentsDirty(0, document.characterCount())
         elif chosen:
             first, last = min(chosen), max(chosen)
-            document.markContentsDirty(starts[first], starts[last] + blocks[last].length() - starts[first])
+            document.markContentsDirty(starts[first], ends[last] + 1 - starts[first])
 
     def painted_spans(self, kind: HighlightKind) -> list[tuple[int, int]]:
         """Spans (code points, end exclusive) drawn in a kind's colour, read back from Qt's layouts.
