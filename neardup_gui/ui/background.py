@@ -10,7 +10,8 @@ that checks it stops early; a cancelled job answers ``cancelled``. The runner ke
 
 ``warm_up_engine`` loads the compiled kernels (numba) in a daemon thread at start-up, so the first
 large screen and the first pair drawn do not pay for it (``core.warmup``: on a cold cache they are
-compiled in a child process, which keeps the window responsive meanwhile). ``FontWarmUp`` draws the
+compiled in a child process, which keeps the window responsive meanwhile), then freezes what is
+alive for the cyclic garbage collector (see the function). ``FontWarmUp`` draws the
 application font's regular, bold and italic faces with Latin text and the 3,755 commonest Chinese
 characters (GB 2312 level 1) into an image, a slice per event-loop pass, once the window is open:
 the first table of Chinese file names otherwise loaded and rasterized those glyphs, and read the
@@ -24,6 +25,7 @@ Imports PySide6 and ``neardup_gui.core`` only.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -163,10 +165,21 @@ class JobRunner(QObject):
 
 def warm_up_engine() -> threading.Thread:
     """Load the compiled kernels (MinHash, sorts, prepare, diff) in a daemon thread; returns the
-    thread (tests join it). On a cold cache ``core.warmup`` compiles them in a child process."""
+    thread (tests join it). On a cold cache ``core.warmup`` compiles them in a child process.
+
+    Then every object alive is moved out of the cyclic collector's sight (``gc.freeze``), as a
+    finished screen's outcome is (``worker.paused_cycle_collector``): numba and the kernels
+    bring the tracked objects to ~135,000, and a full collection, due every so often as pairs are
+    opened, then held the window's thread 150-200 ms (seen in bench_gui, opening a second
+    100,000-character pair before any screen). They live as long as the process anyway.
+    """
     from neardup_gui.core.warmup import warm_up
 
-    thread = threading.Thread(target=warm_up, name="engine-warm-up", daemon=True)
+    def run() -> None:
+        warm_up()
+        gc.freeze()
+
+    thread = threading.Thread(target=run, name="engine-warm-up", daemon=True)
     thread.start()
     return thread
 
