@@ -176,8 +176,10 @@ def warm_up_engine() -> threading.Thread:
     from neardup_gui.core.warmup import warm_up
 
     def run() -> None:
-        warm_up()
-        gc.freeze()
+        try:
+            warm_up()
+        finally:
+            gc.freeze()
 
     thread = threading.Thread(target=run, name="engine-warm-up", daemon=True)
     thread.start()
