@@ -219,7 +219,8 @@ def verify_pairs(
                 sample = tuple(sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE))
                 left_chars, right_chars = ln.cps.size, rn.cps.size
             gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
-            est = float(np.mean(proposals.signatures[gi] == proposals.signatures[gj]))
+            sig_i, sig_j = proposals.signatures[gi], proposals.signatures[gj]
+            est = np.count_nonzero(sig_i == sig_j) / sig_i.size  # (np.mean: ~50 µs a pair, most of it overhead)
             flags: list[str] = []
             if same_group:
                 flags.append(FLAG_EXACT_NORMALIZED)
