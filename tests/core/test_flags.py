@@ -343,6 +343,31 @@ def test_fast_scanner_finds_what_the_plain_grammar_finds() -> None:
     assert len(scan_spans(text, 0, len(text))) <= len(reference)
 
 
+TOKEN_TEXT = st.text(st.sampled_from(list("0123456789一二三十百万亿年月日时分号第上午星期（） .元%会议的")), max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TOKEN_TEXT, st.integers(0, 60), st.integers(0, 60), st.integers(0, 60))
+def test_a_scan_stopped_after_a_position_finds_every_token_starting_up_to_it_in_full(
+    text: str, lo: int, hi: int, until: int
+) -> None:
+    # The revision check reads only the tokens touching a change: it stops scanning after the
+    # change's end, but a date whose later parts lie beyond it must still be read whole.
+    lo, hi = min(lo, len(text)), min(max(lo, hi), len(text))
+    full = [r for r in scan_spans(text, lo, hi) if r[0] <= until]
+    assert [r for r in scan_spans(text, lo, hi, until=until) if r[0] <= until] == full
+
+
+def test_a_date_is_read_whole_when_the_scan_stops_inside_it() -> None:
+    text = "会议于2023年5月16日（星期二）上午9时召开，投入3万元。"
+    whole = scan_spans(text, 0, len(text))
+    assert whole[0][:2] == (3, text.index("召"))  # one date, from the year to the hour
+    for until in range(len(text)):
+        assert [r for r in scan_spans(text, 0, len(text), until=until) if r[0] <= until] == [
+            r for r in whole if r[0] <= until
+        ]
+
+
 # ---------------------------------------------------------------------------
 # Template, quotation, containment
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from neardup_gui.core.diffspans import DiffOp, PairDiff, diff_ops
 from neardup_gui.core.flags import lexicon as lx
@@ -68,8 +68,7 @@ TOKEN_CONTEXT = 24
 EDGE_CHARS = 16
 
 
-@dataclass(frozen=True, slots=True)
-class _Change:
+class _Change(NamedTuple):
     """Neighbouring hunks examined together, with the matched region they lie in."""
 
     ls: int
@@ -186,7 +185,7 @@ class _TokenCache:
         stop = min(len(text), hi + TOKEN_CONTEXT)
         while hi < stop and text[hi] in chars:
             hi += 1
-        return scan_spans(text, lo, hi)
+        return scan_spans(text, lo, hi, until=e)  # a token starting after e does not touch [s, e)
 
     def touching(self, s: int, e: int) -> list[Token]:
         """Tokens overlapping or adjacent to the raw span [s, e)."""
