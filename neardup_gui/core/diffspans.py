@@ -337,6 +337,8 @@ def _own(starts: np.ndarray, ends: np.ndarray, i: np.ndarray) -> np.ndarray:
 def _anchor_gaps(
     kinds: np.ndarray,
     lens: np.ndarray,
+    ls: np.ndarray,
+    rs: np.ndarray,
     norm_regions: list[Segment],
     regions: tuple[Segment, ...],
     ln: Normalized,
@@ -356,8 +358,7 @@ def _anchor_gaps(
     """
     if not norm_regions:
         return []
-    eq = np.flatnonzero(kinds == EQUAL)
-    ls, _, rs, _ = _starts(kinds, lens)
+    eq = np.flatnonzero(kinds == EQUAL)  # (ls, rs: where each op starts, as ``_starts`` gives them)
     n = lens[eq]
     total = int(n.sum())
     first = np.cumsum(n) - n
@@ -445,6 +446,7 @@ def pair_diff(
     runs: list[Segment] = []
     norm_regions: list[Segment] = []
     kinds, lens = np.zeros(0, np.int8), np.zeros(0, np.int64)
+    ls = rs = np.zeros(0, np.int64)
     if len(ln) and len(rn):
         kinds, lens = _library_ops(ln.text, rn.text, timeout)
         ls, _, rs, _ = _starts(kinds, lens)
@@ -463,7 +465,7 @@ def pair_diff(
     regions = _to_raw_all(norm_regions, ln, rn)
 
     hunks: list[Segment] = []
-    for a0, a1, b0, b1 in _anchor_gaps(kinds, lens, norm_regions, regions, ln, rn, left_raw, right_raw):
+    for a0, a1, b0, b1 in _anchor_gaps(kinds, lens, ls, rs, norm_regions, regions, ln, rn, left_raw, right_raw):
         _hunks(left_raw[a0:a1], right_raw[b0:b1], a0, b0, timeout, hunks)
 
     left_unique = _outside(ln, [(r.left_start, r.left_end) for r in norm_regions])

@@ -83,6 +83,7 @@ class DiffPane(QPlainTextEdit):
         self._highlights: list[Highlight] = []
         self._starts: list[int] = []
         self._formatted: dict[int, QTextBlock] = {}  # block number -> block whose layout carries formats
+        self._blocks: tuple[list[QTextBlock], list[int], list[int]] | None = None  # see _block_table
         self._current: Highlight | None = None
         self._insertions: list[int] = []
         self._colours = dict(BACKGROUND)
@@ -92,6 +93,7 @@ class DiffPane(QPlainTextEdit):
         """Show ``text`` literally and drop every highlight."""
         self.offsets = OffsetMap(text)
         self._highlights, self._starts, self._formatted, self._current = [], [], {}, None
+        self._blocks = None
         self._insertions = []
         self.setPlainText(text)
         self.moveCursor(QTextCursor.MoveOperation.Start)
@@ -108,16 +110,7 @@ class DiffPane(QPlainTextEdit):
         (in ``_PAINT_RANK`` order, later merging over earlier); with ``within`` (spans of Qt
         positions), only in the blocks those spans touch."""
         document = self.document()
-        blocks: list[QTextBlock] = []
-        starts: list[int] = []
-        ends: list[int] = []  # where each block's text ends (before its paragraph separator)
-        block = document.begin()
-        while block.isValid():
-            blocks.append(block)
-            start = block.position()
-            starts.append(start)
-            ends.append(start + block.length() - 1)
-            block = block.next()
+        blocks, starts, ends = self._block_table()
         n_blocks = len(blocks)
         chosen: set[int] | None = None
         if within is not None:
@@ -157,6 +150,24 @@ class DiffPane(QPlainTextEdit):
         elif chosen:
             first, last = min(chosen), max(chosen)
             document.markContentsDirty(starts[first], ends[last] + 1 - starts[first])
+
+    def _block_table(self) -> tuple[list[QTextBlock], list[int], list[int]]:
+        """The document's blocks with where each starts and where its text ends (before the
+        paragraph separator), in Qt positions: walked once per text (it never changes here), not
+        each time the current passage moves."""
+        if self._blocks is None:
+            blocks: list[QTextBlock] = []
+            starts: list[int] = []
+            ends: list[int] = []
+            block = self.document().begin()
+            while block.isValid():
+                blocks.append(block)
+                start = block.position()
+                starts.append(start)
+                ends.append(start + block.length() - 1)
+                block = block.next()
+            self._blocks = (blocks, starts, ends)
+        return self._blocks
 
     def painted_spans(self, kind: HighlightKind) -> list[tuple[int, int]]:
         """Spans (code points, end exclusive) drawn in a kind's colour, read back from Qt's layouts.
