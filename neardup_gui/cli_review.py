@@ -197,6 +197,11 @@ def cmd_export(args: argparse.Namespace) -> int:
             f"arbitrations; signed by {summary.signed_by} at {summary.signed_at}; "
             f"digest {summary.digest}"
         )
+        from neardup_gui.io.workbook import SHEET_ROWS
+
+        for name, more in summary.continued.items():
+            print(f"note: the {name} table goes on over {len(more)} more sheet(s), {', '.join(more)}: "
+                  f"a sheet holds at most {SHEET_ROWS:,} rows")  # fmt: skip
     if result.csv_counts:
         n, m, k = result.csv_counts.values()
         print(f"wrote {n} candidates, {m} review records and {k} id mappings as CSV in {args.csv}")

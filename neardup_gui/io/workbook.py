@@ -19,11 +19,12 @@ Digest (``DIGEST_FORMAT``), recomputable from what openpyxl reads back:
    serialised with ``json.dumps(ensure_ascii=False, separators=(",", ":"))`` plus ``\\n``, UTF-8.
 3. A sheet's digest is the SHA-256 of its rows' lines in row order; formatting, widths and
    empty rows do not count, any cell value does.
-4. The Signature sheet lists ``sheet_digest:<name>`` for every other sheet, who signed and when
-   (ISO 8601 with offset), the app version and counts; its ``digest`` row holds the SHA-256 of
-   the Signature sheet itself computed the same way with the ``digest`` value left empty. So an
-   edit to any data sheet changes that sheet's digest, and an edit to the signature (signer,
-   time, a stored digest) changes the overall digest.
+4. The Signature sheet lists ``sheet_digest:<name>`` for every other sheet (a table longer than
+   a sheet holds goes on in ``<name> (2)``, ``<name> (3)``..., each signed as a sheet of its
+   own), who signed and when (ISO 8601 with offset), the app version and counts; its ``digest``
+   row holds the SHA-256 of the Signature sheet itself computed the same way with the ``digest``
+   value left empty. So an edit to any data sheet changes that sheet's digest, and an edit to the
+   signature (signer, time, a stored digest) changes the overall digest.
 
 The digest shows that cells changed since signing; it is not a cryptographic proof of who signed
 (anyone can recompute it). Keep the digest value somewhere else too if that matters.
@@ -50,6 +51,7 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.filters import AutoFilter
+from openpyxl.xml.constants import MAX_ROW
 
 from neardup_gui import __version__
 from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, STATUS_OK
@@ -71,6 +73,10 @@ DATA_SHEETS = ("Manifest", "Candidates", "Reviews", "IdMapping", "Thresholds", "
 DIGEST_FORMAT = "neardup-cell-digest-1"
 DIGEST_FIELD = "digest"
 SHEET_DIGEST_PREFIX = "sheet_digest:"
+# Rows a worksheet can hold (Excel's limit, header included). openpyxl's write-only sheets do not
+# check it: a larger sheet is written, and Excel then "repairs" the file by dropping rows. A table
+# past it continues on sheets of its own, "Candidates (2)" and so on, each with the header row.
+SHEET_ROWS = MAX_ROW
 MANIFEST_FIELDS = (
     "doc_id", "source_id", "version", "path", "size", "mtime", "sha256", "encoding", "chars",
     "status", "message", "extractor",
@@ -137,6 +143,8 @@ _TEXT = {
         "marker and the full text stays in session.sqlite.",
         "overall": "SHA-256 over this sheet with this value left empty",
         "rows": "{n} rows with values",
+        "continued": "{n} rows with values; {name} rows {first:,}-{last:,} of {total:,} (a sheet holds at most "
+        "{limit:,} rows)",
         "compared_text": "Compared text: plain files as decoded with the encoding shown; "
         ".docx/.html/.pdf files as extracted by the extractor shown (main text only for web "
         "pages); SHA-256 is of the original file.",
@@ -151,6 +159,7 @@ _TEXT = {
         "以截断标记结尾，全文保存在 session.sqlite。",
         "overall": "本表（此值留空）的SHA-256",
         "rows": "{n} 行有值",
+        "continued": "{n} 行有值；{name} 第 {first:,}-{last:,} 行，共 {total:,} 行（每个工作表最多 {limit:,} 行）",
         "compared_text": "比较的文本：纯文本文件按所示编码解码；.docx/.html/.pdf 文件按所示提取方式提取"
         "（网页只取正文）；SHA-256 针对原始文件计算。",
     },
@@ -168,6 +177,8 @@ class WorkbookSummary:
     digest: str
     sheet_digests: dict[str, str]
     counts: dict[str, int]
+    # Tables longer than a sheet holds: table name -> the sheets it goes on to (``Candidates (2)``...).
+    continued: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -385,15 +396,27 @@ def _write_sheet(
     return hasher
 
 
-def _frame_sheet(
-    wb: Workbook, title: str, df: pd.DataFrame, language: str, stats: CellStats
-) -> _SheetHasher:
+def _frame_sheets(
+    wb: Workbook, title: str, df: pd.DataFrame, language: str, stats: CellStats, sheet_rows: int
+) -> list[tuple[str, _SheetHasher, int, int]]:
+    """Stream one table, on as many sheets as ``sheet_rows`` (header included) requires.
+
+    Returns (sheet name, hasher, first row, last row of the table on it; 1-based, 0 and 0 for an
+    empty table) for each sheet written, in order: ``title``, then ``title (2)``, ...
+    """
     fields = list(df.columns)
     headers = [_ZH.get(f, f) if language == "zh" else f for f in fields]
     sample = df.head(500)
     widths = [_column_width(f, h, sample[f]) for f, h in zip(fields, headers)]
-    rows = (list(row) for row in df.itertuples(index=False, name=None))
-    return _write_sheet(wb, title, fields, headers, rows, widths, stats)
+    per_sheet = max(1, sheet_rows - 1)
+    out = []
+    for part, lo in enumerate(range(0, max(1, len(df)), per_sheet), 1):
+        name = title if part == 1 else f"{title} ({part})"
+        piece = df.iloc[lo : lo + per_sheet]
+        rows = (list(row) for row in piece.itertuples(index=False, name=None))
+        hasher = _write_sheet(wb, name, fields, headers, rows, widths, stats)
+        out.append((name, hasher, min(lo + 1, len(df)), lo + len(piece)))
+    return out
 
 
 def export_workbook(
@@ -404,6 +427,7 @@ def export_workbook(
     run_id: str | None = None,
     language: str = "en",
     texts: Mapping[str, str] | None = None,
+    sheet_rows: int = SHEET_ROWS,
 ) -> WorkbookSummary:
     """Write the signed audit workbook of one run, atomically, and check it verifies.
 
@@ -416,9 +440,11 @@ def export_workbook(
         language: ``en`` or ``zh`` for headings and notes (sheet names and signature keys stay
             English so ``verify`` can read any workbook).
         texts: Optional doc_id -> raw text, for the excerpts column (offsets otherwise).
+        sheet_rows: Rows a sheet may hold, header included (Excel's limit). A longer table
+            continues on further sheets, ``Candidates (2)`` and so on, each signed like the others.
 
     Returns:
-        The summary: digest, per-sheet digests, counts.
+        The summary: digest, per-sheet digests (continuation sheets included), counts.
 
     Raises:
         ValueError: No signer, unknown language, or no run in the session.
@@ -440,7 +466,7 @@ def export_workbook(
     frames = build_frames(session, run_id, pair_states, texts, language)
     stats = CellStats()
     wb = Workbook(write_only=True)
-    hashers = {name: _frame_sheet(wb, name, frames[name], language, stats) for name in DATA_SHEETS}
+    sheets = {name: _frame_sheets(wb, name, frames[name], language, stats, sheet_rows) for name in DATA_SHEETS}
 
     states = pair_states.values()
     reviews = frames["Reviews"]
@@ -459,6 +485,15 @@ def export_workbook(
         "cells_cut_at_limit": stats.truncated,
     }  # fmt: skip
     text = _TEXT[language]
+    sheet_notes: list[list[Any]] = []
+    for name in DATA_SHEETS:
+        total = len(frames[name])
+        for sheet, hasher, first, last in sheets[name]:
+            note = text["rows"].format(n=hasher.rows)
+            if len(sheets[name]) > 1:
+                note = text["continued"].format(n=hasher.rows, name=name, first=first, last=last, total=total,
+                                                limit=sheet_rows)  # fmt: skip
+            sheet_notes.append([f"{SHEET_DIGEST_PREFIX}{sheet}", hasher.hexdigest(), note])
     signed_at = now_iso()
     signature: list[list[Any]] = [
         [DIGEST_FIELD, None, text["overall"]],
@@ -469,11 +504,7 @@ def export_workbook(
         ["run_id", run_id, None],
         ["source_folder", run.source, None],
         *([f"count:{k}", v, None] for k, v in counts.items()),
-        *(
-            [f"{SHEET_DIGEST_PREFIX}{name}", hashers[name].hexdigest(),
-             text["rows"].format(n=hashers[name].rows)]
-            for name in DATA_SHEETS
-        ),  # fmt: skip
+        *sheet_notes,
         ["note", text["compared"].format(rules=run.normalization or "-"), None],
         ["note", text["untouched"], None],
         ["note", text["digest"], None],
@@ -497,7 +528,8 @@ def export_workbook(
     atomic_write_bytes(path, data)
     return WorkbookSummary(
         path=path, run_id=run_id, signed_by=signed_by.strip(), signed_at=signed_at, digest=digest,
-        sheet_digests={name: hashers[name].hexdigest() for name in DATA_SHEETS}, counts=counts,
+        sheet_digests={note[0][len(SHEET_DIGEST_PREFIX) :]: note[1] for note in sheet_notes}, counts=counts,
+        continued={name: tuple(sheet for sheet, *_ in sheets[name][1:]) for name in DATA_SHEETS if len(sheets[name]) > 1},
     )  # fmt: skip
 
 

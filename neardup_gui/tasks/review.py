@@ -64,11 +64,13 @@ def export_review(
     run_id: str | None = None,
     language: str = "en",
     with_texts: bool = True,
+    sheet_rows: int | None = None,
 ) -> ExportSummary:
     """Export a workspace's review: the signed workbook and/or CSV files.
 
     The session is opened read-only, so an export works while the window has it open. Targets
-    inside the source folder are refused.
+    inside the source folder are refused. ``sheet_rows``: rows a workbook sheet may hold (Excel's
+    limit by default; a longer table goes on over further sheets).
 
     Raises:
         ExportRefused: Nothing to export, no run, or a target inside the source folder.
@@ -108,7 +110,8 @@ def export_review(
         summary = None
         if xlsx is not None:
             summary = export_workbook(
-                Path(xlsx), session, signed_by=signed_by, run_id=run_id, language=language, texts=texts
+                Path(xlsx), session, signed_by=signed_by, run_id=run_id, language=language, texts=texts,
+                **({} if sheet_rows is None else {"sheet_rows": sheet_rows}),
             )
         counts: dict[str, int] = {}
         if csv_dir is not None:

@@ -273,6 +273,11 @@ class WorkspaceController(QObject):
                                  "{5} awaiting arbitration, {6} stale").format(
                 c.get("documents", 0), c.get("candidates", 0), c.get("pairs_reviewed", 0), c.get("decisions", 0),
                 c.get("arbitrations", 0), c.get("pairs_pending_arbitration", 0), c.get("pairs_stale", 0)))  # fmt: skip
+            from neardup_gui.io.workbook import SHEET_ROWS
+
+            for name, more in wb.continued.items():
+                lines.append(self.tr("The {0} table goes on over {1} more sheet(s), {2}: a sheet holds at most {3} "
+                                     "rows.").format(name, len(more), ", ".join(more), f"{SHEET_ROWS:,}"))
         for name, rows in summary.csv_counts.items():
             lines.append(self.tr("{0}: {1} rows").format(name, rows))
         if summary.unreadable:

@@ -14,7 +14,7 @@
         <translation>另一侧在此处有而本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/diff_pane.py" line="+303"/>
+        <location filename="../../neardup_gui/ui/diff_pane.py" line="+334"/>
         <source>The other side has text here that this side lacks</source>
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
@@ -1374,7 +1374,7 @@ Results written to: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+87"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+88"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1489,7 +1489,7 @@ Results written to: {1}</source>
         <translation>筛查结束后可继续审核。</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+66"/>
         <source>{0} pairs among {1} files ({2} compared) in {3:.1f} s.</source>
         <translation>{1} 个文件（比较了 {2} 个）中找到 {0} 个文本对，用时 {3:.1f} 秒。</translation>
     </message>
@@ -2445,7 +2445,12 @@ Results written to: {1}</source>
         <translation>{0} 个文件，{1} 个候选文本对，已审核 {2} 对；{3} 条结论，{4} 次仲裁；{5} 对待仲裁，{6} 对已过期</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
+        <source>The {0} table goes on over {1} more sheet(s), {2}: a sheet holds at most {3} rows.</source>
+        <translation>{0} 表超出单个工作表的容量，续写在另外 {1} 个工作表中（{2}）：每个工作表最多 {3} 行。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>{0}: {1} rows</source>
         <translation>{0}：{1} 行</translation>
     </message>

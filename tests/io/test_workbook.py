@@ -330,3 +330,50 @@ def test_scores_with_seventeen_digits_still_verify(session, tmp_path) -> None:
     target, _ = _export(session, tmp_path)
     assert verify_workbook(target).ok
     assert _column(load_workbook(target)["Candidates"], "jaccard")[0].value == pytest.approx(awkward, rel=1e-14)
+
+
+def _rows(ws) -> list[tuple]:
+    return [tuple(c.value for c in row) for row in ws.iter_rows()]
+
+
+def test_excel_row_limit_is_the_sheet_size_by_default() -> None:
+    from neardup_gui.io.workbook import SHEET_ROWS
+
+    assert SHEET_ROWS == 1_048_576  # Excel's rows per worksheet, header included
+
+
+def test_a_table_longer_than_a_sheet_goes_on_over_signed_sheets_with_nothing_lost(session, tmp_path) -> None:
+    whole, _ = _export(session, tmp_path)
+    full = load_workbook(whole)
+    split = tmp_path / "split.xlsx"
+    summary = export_workbook(split, session, signed_by="王芳", texts=TEXTS, sheet_rows=2)  # a header and one row
+    wb = load_workbook(split)
+    assert wb.sheetnames[:5] == ["Manifest", "Manifest (2)", "Manifest (3)", "Candidates", "Candidates (2)"]
+    assert wb.sheetnames[-1] == "Signature"
+    assert summary.continued["Manifest"] == ("Manifest (2)", "Manifest (3)")
+    assert summary.continued["Candidates"] == ("Candidates (2)",)
+    for name in ("Manifest", "Candidates"):
+        sheets = [name, *summary.continued[name]]
+        header = _rows(full[name])[0]
+        assert all(_rows(wb[s])[0] == header and wb[s].freeze_panes == "A2" for s in sheets)
+        assert all(wb[s].max_row <= 2 for s in sheets)
+        # The sheets, read in order without their headers, hold the whole table as one sheet does.
+        assert [r for s in sheets for r in _rows(wb[s])[1:]] == _rows(full[name])[1:]
+    sig = {r[0]: r for r in wb["Signature"].iter_rows(values_only=True)}
+    assert "sheet_digest:Candidates (2)" in sig and "rows 2-2 of 2" in sig["sheet_digest:Candidates (2)"][2]
+    assert set(summary.sheet_digests) == {n for n in wb.sheetnames if n != "Signature"}
+    assert verify_workbook(split).ok
+
+
+def test_verify_names_an_edited_or_missing_continuation_sheet(session, tmp_path) -> None:
+    split = tmp_path / "split.xlsx"
+    export_workbook(split, session, signed_by="王芳", texts=TEXTS, sheet_rows=2)
+    wb = load_workbook(split)
+    _column(wb["Candidates (2)"], "jaccard")[0].value = 0.99
+    wb.save(tmp_path / "edited.xlsx")
+    assert verify_workbook(tmp_path / "edited.xlsx").sheet_mismatches == ["Candidates (2)"]
+    wb = load_workbook(split)
+    del wb["Manifest (3)"]
+    wb.save(tmp_path / "cut.xlsx")
+    result = verify_workbook(tmp_path / "cut.xlsx")
+    assert result.sheet_mismatches == ["Manifest (3) (missing)"] and not result.ok

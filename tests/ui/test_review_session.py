@@ -60,6 +60,19 @@ def test_export_from_the_window_writes_a_workbook_that_verifies(screened, qtbot,
     assert summary.digest in shown and str(target) in shown and "王主编" in shown
 
 
+def test_export_tells_when_a_table_goes_on_over_more_sheets(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    target = tmp_path / "split.xlsx"
+    with qtbot.waitSignal(window.workspaces.export_finished, timeout=SCREEN_TIMEOUT_MS) as done:
+        window.workspaces.start_export(xlsx=target, signed_by="王主编", language="zh", sheet_rows=4)
+    summary = done.args[0].workbook
+    more = summary.continued["Candidates"]
+    assert more[0] == "Candidates (2)" and verify_workbook(target).ok
+    shown = window.last_message.text()
+    assert f"The Candidates table goes on over {len(more)} more sheet(s), Candidates (2)" in shown
+    assert "1,048,576" in shown
+
+
 def test_export_csv_writes_the_three_files_into_the_chosen_folder(screened, qtbot, tmp_path: Path) -> None:
     window = screened
     decide(window, REVIEW_KEEP_BOTH)
