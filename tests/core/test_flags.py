@@ -368,6 +368,87 @@ def test_a_date_is_read_whole_when_the_scan_stops_inside_it() -> None:
         ]
 
 
+TOUCH_TEXT = st.text(
+    st.sampled_from(list("0123456789０３一二三十百万年月日时分号第上午星期（）( ) .,．%元米平方公里吨人个会议的，。、在")),
+    max_size=80,
+)
+
+
+def _touching_both_ways(text: str, s: int, e: int) -> tuple[list, list]:
+    from neardup_gui.core.flags.revision import _TokenCache
+
+    window, whole = _TokenCache(text, 0), _TokenCache(text, len(text) + 1)
+    window.whole = False  # short texts are scanned whole when changed at all; here, the window
+    assert whole.whole
+    return window.touching(s, e), whole.touching(s, e)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TOUCH_TEXT, st.integers(0, 80), st.integers(0, 8))
+def test_the_tokens_around_a_change_are_those_a_scan_of_the_whole_text_finds(text: str, s: int, width: int) -> None:
+    # A change's tokens are read from a window that starts after the last character no token can
+    # hold (TOKEN_OUTSIDE): a number, unit or date running into the change is read whole.
+    s = min(s, len(text))
+    e = min(s + width, len(text))
+    near, whole = _touching_both_ways(text, s, e)
+    assert near == whole
+
+
+def test_a_unit_or_date_running_into_a_change_is_read_whole() -> None:
+    text = "会议确认面积为3平方公里，日期为2023年5月16日（星期二）上午。"
+    for piece in ("3平方公里", "2023年5月16日（星期二）上午"):
+        end = text.index(piece) + len(piece)
+        near, whole = _touching_both_ways(text, end, end)  # an insertion right after it
+        assert [t.text for t in near] == [t.text for t in whole] == [piece]
+    outside = {chr(cp) for cp, flag in enumerate(lexicon.TOKEN_OUTSIDE) if flag}
+    assert not set("0１一万年月日时分第（）() ,.．%元米平方公里吨人个") & outside
+    assert set("的，。、会议在") <= outside
+
+
+def _grammar_can_match(pattern: str) -> tuple[set[str], list[tuple[int, int]]]:
+    """Characters and code point ranges the parsed regex can consume or look at (a superset)."""
+    import re._constants as c
+    import re._parser as sre
+
+    chars: set[str] = set()
+    ranges: list[tuple[int, int]] = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is c.LITERAL:
+                chars.add(chr(av))
+            elif op is c.IN:
+                for iop, iav in av:
+                    if iop is c.LITERAL:
+                        chars.add(chr(iav))
+                    elif iop is c.RANGE:
+                        ranges.append(iav)
+                    else:  # a class (only \s so far) or a negated set
+                        assert iop is c.CATEGORY and iav is c.CATEGORY_SPACE, (iop, iav)
+            elif op in (c.SUBPATTERN, c.MAX_REPEAT, c.MIN_REPEAT):
+                walk(av[-1])
+            elif op is c.BRANCH:
+                for branch in av[1]:
+                    walk(branch)
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                walk(av[1])
+            else:  # anything else (., a back-reference...) would need this test extended
+                assert op is c.AT, op
+
+    walk(sre.parse(pattern))
+    return chars, ranges
+
+
+def test_no_character_a_token_can_hold_counts_as_outside_every_token() -> None:
+    chars, ranges = _grammar_can_match(lexicon.TOKEN_RE.pattern)
+    inside = chars | lexicon.DATE_JOINERS | set(",.．")
+    inside |= {chr(cp) for lo, hi in ranges for cp in range(lo, hi + 1)}
+    outside = {chr(cp) for cp, flag in enumerate(lexicon.TOKEN_OUTSIDE) if flag}
+    assert not outside & inside
+    assert not any(ch.isspace() or ch.lower() != ch or ch.upper() != ch for ch in outside)  # no \s, no case
+    assert len(outside) > 20_000  # the common ideographs and punctuation are there
+
+
 # ---------------------------------------------------------------------------
 # Template, quotation, containment
 

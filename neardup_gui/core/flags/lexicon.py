@@ -187,6 +187,32 @@ TOKEN_CHARS = frozenset(TOKEN_STARTS + "年月日号时点分秒半整份度初�
 # Characters a date part may be separated by and still form one date (2023年5月16日（星期二）上午).
 DATE_JOINERS = frozenset(" \t\u3000（）()")
 
+
+# CJK ideographs and punctuation: where a Chinese text's characters come from.
+_CJK_SPANS = ((0x3001, 0x303F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20),
+              (0xFF3B, 0xFF40), (0xFF5B, 0xFF65), (0x2010, 0x2027))  # fmt: skip
+
+
+def _outside_tokens() -> bytes:
+    """Per code point, 1 for the CJK ideographs and punctuation no number or date token can hold.
+
+    A token touching a change contains the character before it or starts at it, so the scan for
+    it can begin after the last of these before the change (a token cannot run across one). The
+    grammar matches CJK characters only where it names them (no ranges or classes reach them; the
+    tests check this on the parsed grammar), so leaving out every character the grammar's source
+    mentions is enough. A table rather than a set: built in microseconds, not ~15 ms.
+    """
+    table = bytearray(0x110000)
+    for lo, hi in _CJK_SPANS:
+        table[lo : hi + 1] = b"\x01" * (hi + 1 - lo)
+    for ch in set(TOKEN_RE.pattern) | DATE_JOINERS | set(",.．"):
+        table[ord(ch)] = 0
+    return bytes(table)
+
+
+# TOKEN_OUTSIDE[ord(ch)] is 1 when no token can contain or join across ``ch``.
+TOKEN_OUTSIDE = _outside_tokens()
+
 # ---------------------------------------------------------------------------
 # Negation. Words in NEGATION_EXCEPTIONS contain a negation character without negating anything;
 # they are matched first so their characters are consumed and never counted.

@@ -178,10 +178,17 @@ class _TokenCache:
 
     def _window(self, s: int, e: int) -> list[RawToken]:
         text, chars = self.text, lx.TOKEN_CHARS
-        lo, hi = max(0, s - TOKEN_CONTEXT), min(len(text), e + TOKEN_CONTEXT)
-        stop = max(0, lo - TOKEN_CONTEXT)
-        while lo > stop and (text[lo - 1] in chars or text[lo - 1] in ",.．"):
+        # A token touching [s, e) holds the character before s or starts at s or later; none runs
+        # across a character of TOKEN_OUTSIDE, so the scan starts after the last one before s.
+        lo, stop, outside = s, max(0, s - 2 * TOKEN_CONTEXT), lx.TOKEN_OUTSIDE
+        while lo > stop and not outside[ord(text[lo - 1])]:
             lo -= 1
+        if lo and not outside[ord(text[lo - 1])]:  # none that close: from a token boundary, likely
+            lo = max(0, s - TOKEN_CONTEXT)
+            stop = max(0, lo - TOKEN_CONTEXT)
+            while lo > stop and (text[lo - 1] in chars or text[lo - 1] in ",.．"):
+                lo -= 1
+        hi = min(len(text), e + TOKEN_CONTEXT)
         stop = min(len(text), hi + TOKEN_CONTEXT)
         while hi < stop and text[hi] in chars:
             hi += 1
