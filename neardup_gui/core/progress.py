@@ -42,6 +42,12 @@ STAGE_LABELS = {
 }
 
 
+# Stages of an export of the review workbook (not part of a screen's bar): writing its rows, then
+# reading the written file back to check its digests.
+STAGE_WORKBOOK = "workbook"
+STAGE_WORKBOOK_CHECK = "workbook_check"
+
+
 class Cancelled(Exception):
     """Raised by ``Progress.check()`` when the user asked to stop."""
 

@@ -40,6 +40,8 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
+from copy import copy
+from itertools import chain
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -54,6 +56,7 @@ from openpyxl.worksheet.filters import AutoFilter
 from openpyxl.xml.constants import MAX_ROW
 
 from neardup_gui import __version__
+from neardup_gui.core.progress import NULL_PROGRESS, STAGE_WORKBOOK, STAGE_WORKBOOK_CHECK, Progress
 from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, STATUS_OK
 from neardup_gui.core.review import PairState, now_iso
 from neardup_gui.io.cellsafe import CellStats, xlsx_value
@@ -332,13 +335,18 @@ def build_frames(
 def _display_width(text: str) -> int:
     widest = 0
     for line in text.split("\n"):
-        widest = max(widest, sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line))
+        if line.isascii():
+            widest = max(widest, len(line))
+        else:
+            widest = max(widest, sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line))
     return widest
 
 
 def _text_lines(text: str, width: float) -> int:
     """Lines a wrapped cell of ``width`` (Excel character units) needs, up to _MAX_LINES."""
     per_line = max(1, int(width) - 1)
+    if 2 * len(text) <= per_line and "\n" not in text:
+        return 1  # fits however wide its characters
     lines = 0
     for segment in text[: per_line * _MAX_LINES].split("\n"):
         lines += max(1, -(-_display_width(segment) // per_line))
@@ -359,9 +367,32 @@ def _column_width(name: str, header: str, values: Any) -> float:
     return float(min(max(typical, _display_width(header), 6) + 2, _MAX_WIDTH.get(name, 45)))
 
 
+def _style_array(ws: Any, number: bool) -> Any:
+    """The style of a wrapped text cell (or a number shown with 4 decimals) as openpyxl stores it."""
+    probe = WriteOnlyCell(ws, None)
+    probe.alignment = _WRAP
+    if number:
+        probe.number_format = _NUMBER_FORMAT
+    return probe._style
+
+
+class _RowCounter:
+    """Rows written so far, reported as stage ``workbook`` every ``REPORT_EVERY`` rows."""
+
+    REPORT_EVERY = 1024
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def step(self) -> None:
+        self.done += 1
+        if self.done % self.REPORT_EVERY == 0:
+            self.progress.report(STAGE_WORKBOOK, self.done, self.total)  # raises Cancelled when asked
+
+
 def _write_sheet(
     wb: Workbook, title: str, fields: list[str], headers: list[str], rows: Iterator[list[Any]],
-    widths: list[float], stats: CellStats,
+    widths: list[float], stats: CellStats, counter: _RowCounter | None = None,
 ) -> _SheetHasher:  # fmt: skip
     """Stream one sheet; returns the hasher fed with exactly the values written."""
     ws = wb.create_sheet(title)
@@ -370,18 +401,20 @@ def _write_sheet(
         ws.column_dimensions[get_column_letter(index)].width = width
     hasher = _SheetHasher()
     count = 0
-    for number, raw in enumerate([headers, *rows], 1):
+    # Each kind of cell's style is set once through openpyxl's setters and copied to the cells of
+    # that kind: a setter looks the style up by hashing it, a third of the writing time otherwise.
+    text_style, number_style = _style_array(ws, False), _style_array(ws, True)
+    for number, raw in enumerate(chain([headers], rows), 1):
         cells, canonical, lines = [], [], 1
         for value, width in zip(raw, widths, strict=True):
             clean = xlsx_value(value, stats)
             cell = WriteOnlyCell(ws, clean)
             if isinstance(clean, str):
                 cell.data_type = "s"  # text is data: never a formula
-                cell.alignment = _WRAP
+                cell._style = copy(text_style)
                 lines = max(lines, _text_lines(clean, width))
             elif isinstance(clean, float):
-                cell.number_format = _NUMBER_FORMAT
-                cell.alignment = _WRAP
+                cell._style = copy(number_style)
             if number == 1:
                 cell.font, cell.fill = _HEADER_FONT, _HEADER_FILL
             cells.append(cell)
@@ -392,13 +425,34 @@ def _write_sheet(
         ws.append(cells)
         hasher.add(number, canonical)
         count = number
+        if counter is not None and number > 1:
+            counter.step()
     ws.auto_filter = AutoFilter(ref=f"A1:{get_column_letter(max(1, len(fields)))}{count}")
     return hasher
 
 
+def _discard(wb: Workbook) -> None:
+    """Drop a write-only workbook left half written (a cancel or an error): openpyxl streams each
+    sheet into a temporary file that it otherwise removes only when the program exits."""
+    for ws in wb.worksheets:
+        rows, writer = getattr(ws, "_rows", None), getattr(ws, "_writer", None)
+        for close in (getattr(rows, "close", None), getattr(writer, "close", None)):
+            try:
+                if close is not None:
+                    close()
+            except Exception:  # noqa: S110 - half-written XML may refuse to close; the file goes anyway
+                pass
+        try:
+            if writer is not None and isinstance(writer.out, str):
+                writer.cleanup()
+        except (OSError, ValueError):
+            pass
+
+
 def _frame_sheets(
-    wb: Workbook, title: str, df: pd.DataFrame, language: str, stats: CellStats, sheet_rows: int
-) -> list[tuple[str, _SheetHasher, int, int]]:
+    wb: Workbook, title: str, df: pd.DataFrame, language: str, stats: CellStats, sheet_rows: int,
+    counter: _RowCounter | None = None,
+) -> list[tuple[str, _SheetHasher, int, int]]:  # fmt: skip
     """Stream one table, on as many sheets as ``sheet_rows`` (header included) requires.
 
     Returns (sheet name, hasher, first row, last row of the table on it; 1-based, 0 and 0 for an
@@ -414,7 +468,7 @@ def _frame_sheets(
         name = title if part == 1 else f"{title} ({part})"
         piece = df.iloc[lo : lo + per_sheet]
         rows = (list(row) for row in piece.itertuples(index=False, name=None))
-        hasher = _write_sheet(wb, name, fields, headers, rows, widths, stats)
+        hasher = _write_sheet(wb, name, fields, headers, rows, widths, stats, counter)
         out.append((name, hasher, min(lo + 1, len(df)), lo + len(piece)))
     return out
 
@@ -428,6 +482,7 @@ def export_workbook(
     language: str = "en",
     texts: Mapping[str, str] | None = None,
     sheet_rows: int = SHEET_ROWS,
+    progress: Progress = NULL_PROGRESS,
 ) -> WorkbookSummary:
     """Write the signed audit workbook of one run, atomically, and check it verifies.
 
@@ -442,6 +497,9 @@ def export_workbook(
         texts: Optional doc_id -> raw text, for the excerpts column (offsets otherwise).
         sheet_rows: Rows a sheet may hold, header included (Excel's limit). A longer table
             continues on further sheets, ``Candidates (2)`` and so on, each signed like the others.
+        progress: Reports stage ``workbook`` (table rows written, of all tables' rows), then
+            ``workbook_check`` while the written file is read back and verified; ``check()``
+            may raise ``Cancelled`` between rows, and nothing is written then.
 
     Returns:
         The summary: digest, per-sheet digests (continuation sheets included), counts.
@@ -466,7 +524,16 @@ def export_workbook(
     frames = build_frames(session, run_id, pair_states, texts, language)
     stats = CellStats()
     wb = Workbook(write_only=True)
-    sheets = {name: _frame_sheets(wb, name, frames[name], language, stats, sheet_rows) for name in DATA_SHEETS}
+    counter = _RowCounter(progress, sum(len(frames[name]) for name in DATA_SHEETS))
+    try:
+        progress.report(STAGE_WORKBOOK, 0, counter.total)
+        sheets = {
+            name: _frame_sheets(wb, name, frames[name], language, stats, sheet_rows, counter) for name in DATA_SHEETS
+        }
+        progress.report(STAGE_WORKBOOK, counter.total, counter.total)
+    except BaseException:
+        _discard(wb)
+        raise
 
     states = pair_states.values()
     reviews = frames["Reviews"]
@@ -522,23 +589,29 @@ def export_workbook(
     wb.save(buffer)
     data = buffer.getvalue()
     # The digest rules depend on how openpyxl writes and reads cells; check before replacing.
-    check = verify_workbook(_stdio.BytesIO(data))
+    progress.report(STAGE_WORKBOOK_CHECK, 0, counter.total)
+    check = verify_workbook(_stdio.BytesIO(data), progress=progress, total=counter.total)
     if not check.ok:
         raise RuntimeError(f"the exported workbook does not verify ({check.message}); not written")
     atomic_write_bytes(path, data)
     return WorkbookSummary(
         path=path, run_id=run_id, signed_by=signed_by.strip(), signed_at=signed_at, digest=digest,
         sheet_digests={note[0][len(SHEET_DIGEST_PREFIX) :]: note[1] for note in sheet_notes}, counts=counts,
-        continued={name: tuple(sheet for sheet, *_ in sheets[name][1:]) for name in DATA_SHEETS if len(sheets[name]) > 1},
+        continued={name: tuple(sheet for sheet, *_ in sheets[name][1:])
+                   for name in DATA_SHEETS if len(sheets[name]) > 1},
     )  # fmt: skip
 
 
 # -- verifying --------------------------------------------------------------------------------
-def verify_workbook(path: Path | IO[bytes]) -> VerifyResult:
+def verify_workbook(
+    path: Path | IO[bytes], progress: Progress = NULL_PROGRESS, total: int = 0
+) -> VerifyResult:
     """Recompute the digests of a signed workbook and compare them with its Signature sheet.
 
     Args:
         path: The ``.xlsx`` file (or an open binary stream).
+        progress: Reports stage ``workbook_check`` (data rows read, of ``total``; 0 when not
+            known) every ``_RowCounter.REPORT_EVERY`` rows; ``check()`` may raise ``Cancelled``.
 
     Returns:
         ``ok`` when nothing changed since signing; otherwise ``sheet_mismatches`` names the
@@ -572,12 +645,16 @@ def verify_workbook(path: Path | IO[bytes]) -> VerifyResult:
                 False, "The Signature sheet has no digest this version can check.", readable=False
             )
         mismatches: list[str] = []
+        read = 0
         for name in wb.sheetnames:
             if name == SIGNATURE_SHEET:
                 continue
             hasher = _SheetHasher()
             for number, values in _read_rows(wb[name]):
                 hasher.add(number, values)
+                read += 1
+                if read % _RowCounter.REPORT_EVERY == 0:
+                    progress.report(STAGE_WORKBOOK_CHECK, read, total)
             if name not in signed:
                 mismatches.append(f"{name} (not signed)")
             elif hasher.hexdigest() != signed[name]:

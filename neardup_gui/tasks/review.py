@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document
 from neardup_gui.io.corpus import CorpusError
 from neardup_gui.io.paths import ensure_outside_source
@@ -65,12 +66,14 @@ def export_review(
     language: str = "en",
     with_texts: bool = True,
     sheet_rows: int | None = None,
+    progress: Progress = NULL_PROGRESS,
 ) -> ExportSummary:
     """Export a workspace's review: the signed workbook and/or CSV files.
 
     The session is opened read-only, so an export works while the window has it open. Targets
     inside the source folder are refused. ``sheet_rows``: rows a workbook sheet may hold (Excel's
-    limit by default; a longer table goes on over further sheets).
+    limit by default; a longer table goes on over further sheets). ``progress``: the workbook's
+    stages (``io.workbook.export_workbook``); a cancel leaves every target as it was.
 
     Raises:
         ExportRefused: Nothing to export, no run, or a target inside the source folder.
@@ -111,7 +114,7 @@ def export_review(
         if xlsx is not None:
             summary = export_workbook(
                 Path(xlsx), session, signed_by=signed_by, run_id=run_id, language=language, texts=texts,
-                **({} if sheet_rows is None else {"sheet_rows": sheet_rows}),
+                progress=progress, **({} if sheet_rows is None else {"sheet_rows": sheet_rows}),
             )
         counts: dict[str, int] = {}
         if csv_dir is not None:

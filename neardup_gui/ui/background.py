@@ -39,6 +39,8 @@ from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 
 log = logging.getLogger(__name__)
+# Seconds between a job's progress reports reaching the window (as a screen's: worker.py).
+PROGRESS_INTERVAL = 0.15
 
 
 class _Channel(QObject):
@@ -47,6 +49,7 @@ class _Channel(QObject):
     succeeded = Signal(object)
     failed = Signal(str, str)
     cancelled = Signal()
+    progressed = Signal(str, int, int)  # stage, done, total
 
 
 class _Job(QRunnable):
@@ -100,17 +103,23 @@ class JobRunner(QObject):
         fn: Callable[[CallbackProgress], Any],
         on_done: Callable[[Any], None] | None = None,
         on_failed: Callable[[str, str], None] | None = None,
+        on_progress: Callable[[str, int, int], None] | None = None,
     ) -> int:
         """Run ``fn(progress)`` in the background; returns the job's id.
 
         ``on_done(result)`` / ``on_failed(message, details)`` run on the GUI thread, before the
-        runner's own signals.
+        runner's own signals; so does ``on_progress(stage, done, total)``, a few times a second at
+        most, for the job's reports.
         """
         self._next += 1
         job_id = self._next
         event = threading.Event()
         channel = _Channel(self)
-        job = _Job(fn, CallbackProgress(None, event), channel)
+        report = None
+        if on_progress is not None:
+            channel.progressed.connect(on_progress)
+            report = channel.progressed.emit
+        job = _Job(fn, CallbackProgress(report, event, min_interval=PROGRESS_INTERVAL), channel)
         was_busy = self.busy()
         self._running[job_id] = (name, channel, event)
         channel.succeeded.connect(lambda result: self._answer(job_id, "done", result, on_done, on_failed))

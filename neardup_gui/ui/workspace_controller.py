@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from neardup_gui import tasks
-from neardup_gui.core.progress import Progress
+from neardup_gui.core.progress import STAGE_WORKBOOK, STAGE_WORKBOOK_CHECK, Progress
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.corpus import SourceTexts, check_integrity
 from neardup_gui.io.session import ReviewSession
@@ -258,8 +258,19 @@ class WorkspaceController(QObject):
     def _run_export(self, out_dir: Path, target: dict[str, Any]) -> None:
         self.window.statusBar().showMessage(self.tr("Exporting…"))
         self.window.jobs.start(
-            "export", lambda _progress: tasks.export_review(out_dir, **target), self._exported, self._export_error
-        )
+            "export", lambda progress: tasks.export_review(out_dir, progress=progress, **target), self._exported,
+            self._export_error, self._export_progress,
+        )  # fmt: skip
+
+    def _export_progress(self, stage: str, done: int, total: int) -> None:
+        """The workbook's progress in the status bar (an archive's workbook takes a minute or more)."""
+        if stage == STAGE_WORKBOOK:
+            text = self.tr("Exporting: writing the review workbook, {0} of {1} rows…")
+        elif stage == STAGE_WORKBOOK_CHECK:
+            text = self.tr("Exporting: checking the written workbook, {0} of {1} rows…")
+        else:
+            return
+        self.window.statusBar().showMessage(text.format(f"{done:,}", f"{total:,}"))
 
     def _exported(self, summary: tasks.ExportSummary) -> None:
         lines = []

@@ -2425,6 +2425,16 @@ Results written to: {1}</source>
         <translation>正在导出…</translation>
     </message>
     <message>
+        <location line="+9"/>
+        <source>Exporting: writing the review workbook, {0} of {1} rows…</source>
+        <translation>正在导出：写入审核工作簿，第 {0} / {1} 行…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Exporting: checking the written workbook, {0} of {1} rows…</source>
+        <translation>正在导出：核对已写入的工作簿，第 {0} / {1} 行…</translation>
+    </message>
+    <message>
         <location line="+10"/>
         <source>Review workbook written: {0}</source>
         <translation>审核工作簿已写入：{0}</translation>

@@ -377,3 +377,69 @@ def test_verify_names_an_edited_or_missing_continuation_sheet(session, tmp_path)
     wb.save(tmp_path / "cut.xlsx")
     result = verify_workbook(tmp_path / "cut.xlsx")
     assert result.sheet_mismatches == ["Manifest (3) (missing)"] and not result.ok
+
+
+class _Recorder:
+    """A progress that keeps every report and stops the export at a chosen one."""
+
+    def __init__(self, stop_at: tuple[str, int] | None = None) -> None:
+        self.reports: list[tuple[str, int, int]] = []
+        self.stop_at = stop_at
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        self.reports.append((stage, done, total))
+        if self.stop_at is not None and (stage, done) == self.stop_at:
+            from neardup_gui.core.progress import Cancelled
+
+            raise Cancelled()
+
+    def check(self) -> None:
+        pass
+
+
+@pytest.fixture
+def big_session(tmp_path: Path):
+    source = tmp_path / "source"
+    source.mkdir()
+    s = ReviewSession.open(tmp_path / "big" / SESSION_FILENAME)
+    docs = [Document(f"d{i:05d}", "news", "v1", f"news/{i:05d}.txt", 120, 1_714_525_200.0, f"{i:064x}", "utf-8",
+                     40, "ok") for i in range(2500)]  # fmt: skip
+    run = RunRecord("run-1", str(source), ScreenParams(k=3).to_dict(), 25, 5, {"neardup_gui": "0.1.0"}, "00" * 32,
+                    {"files": 2500}, "2024-05-01T09:00:00+08:00", "2024-05-01T09:00:02+08:00", "unchanged")  # fmt: skip
+    s.record_run(run, docs, [])
+    yield s
+    s.close()
+
+
+def test_export_reports_rows_written_then_rows_checked(big_session, tmp_path) -> None:
+    progress = _Recorder()
+    summary = export_workbook(tmp_path / "x.xlsx", big_session, signed_by="王芳", progress=progress)
+    written = [r for r in progress.reports if r[0] == "workbook"]
+    checked = [r for r in progress.reports if r[0] == "workbook_check"]
+    total = written[0][2]
+    assert total >= 2500 and summary.counts["documents"] == 2500
+    assert [d for _, d, _ in written] == sorted(d for _, d, _ in written)  # counts only go up
+    assert written[0][1] == 0 and written[-1][1] == total and any(0 < d < total for _, d, _ in written)
+    assert checked[0][1] == 0 and any(d >= 2048 for _, d, _ in checked)
+    assert progress.reports.index(written[-1]) < progress.reports.index(checked[0])
+
+
+def test_a_cancelled_export_leaves_the_previous_workbook_as_it_was(big_session, tmp_path, monkeypatch) -> None:
+    import tempfile
+
+    from neardup_gui.core.progress import Cancelled
+
+    spool = tmp_path / "spool"  # where openpyxl streams each sheet before the file is put together
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+
+    target = tmp_path / "x.xlsx"
+    export_workbook(target, big_session, signed_by="王芳")
+    before = target.read_bytes()
+    with pytest.raises(Cancelled):
+        export_workbook(target, big_session, signed_by="李明", progress=_Recorder(stop_at=("workbook", 1024)))
+    with pytest.raises(Cancelled):
+        export_workbook(target, big_session, signed_by="李明", progress=_Recorder(stop_at=("workbook_check", 1024)))
+    assert target.read_bytes() == before and verify_workbook(target).signed_by == "王芳"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("x")] == ["x.xlsx"]  # no temporary left
+    assert list(spool.iterdir()) == []  # nor the half-written sheets

@@ -73,6 +73,21 @@ def test_export_tells_when_a_table_goes_on_over_more_sheets(screened, qtbot, tmp
     assert "1,048,576" in shown
 
 
+def test_the_status_bar_follows_the_workbook_being_written_and_checked(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    seen: list[str] = []
+    window.statusBar().messageChanged.connect(seen.append)
+    with qtbot.waitSignal(window.workspaces.export_finished, timeout=SCREEN_TIMEOUT_MS):
+        window.workspaces.start_export(xlsx=tmp_path / "r.xlsx", signed_by="王主编", language="zh")
+    total = next(m for m in seen if "writing the review workbook" in m).split(" of ")[1].split(" ")[0]
+    assert int(total.replace(",", "")) >= len(window.outcome.documents) + len(window.outcome.candidates)
+    assert f"writing the review workbook, {total} of {total} rows" in " | ".join(seen)
+    assert any("checking the written workbook" in m for m in seen)
+    written = next(i for i, m in enumerate(seen) if "writing the review workbook" in m)
+    checked = next(i for i, m in enumerate(seen) if "checking the written workbook" in m)
+    assert written < checked < seen.index("Export finished.")
+
+
 def test_export_csv_writes_the_three_files_into_the_chosen_folder(screened, qtbot, tmp_path: Path) -> None:
     window = screened
     decide(window, REVIEW_KEEP_BOTH)
