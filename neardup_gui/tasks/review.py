@@ -82,7 +82,7 @@ def export_review(
     from neardup_gui.io import csv_export
     from neardup_gui.io.paths import OutputInsideSourceError
     from neardup_gui.io.session import ReviewSession
-    from neardup_gui.io.workbook import export_workbook
+    from neardup_gui.io.workbook import SHEET_ROWS, export_workbook
 
     if xlsx is None and csv_dir is None:
         raise ExportRefused("nothing to export: give a workbook file and/or a CSV folder")
@@ -114,7 +114,7 @@ def export_review(
         if xlsx is not None:
             summary = export_workbook(
                 Path(xlsx), session, signed_by=signed_by, run_id=run_id, language=language, texts=texts,
-                progress=progress, **({} if sheet_rows is None else {"sheet_rows": sheet_rows}),
+                progress=progress, sheet_rows=sheet_rows or SHEET_ROWS,
             )
         counts: dict[str, int] = {}
         if csv_dir is not None:

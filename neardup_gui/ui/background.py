@@ -39,7 +39,7 @@ from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 
 log = logging.getLogger(__name__)
-# Seconds between a job's progress reports reaching the window (as a screen's: worker.py).
+# Seconds between progress reports reaching the window (a screen's and a job's): a few a second.
 PROGRESS_INTERVAL = 0.15
 
 

@@ -33,10 +33,9 @@ from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
+from neardup_gui.ui.background import PROGRESS_INTERVAL
 
 log = logging.getLogger(__name__)
-
-PROGRESS_INTERVAL = 0.15  # seconds between progress signals: a few updates a second
 
 
 @contextmanager
