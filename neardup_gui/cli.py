@@ -15,17 +15,30 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neardup_gui import __version__
-from neardup_gui.core.progress import OPEN_ENDED_STAGES, STAGE_LABELS, Cancelled, overall_fraction
+from neardup_gui.core.progress import (
+    EXPORT_STAGE_LABELS,
+    OPEN_ENDED_STAGES,
+    STAGE_LABELS,
+    STAGES,
+    Cancelled,
+    overall_fraction,
+)
 from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_REFUSED = 2
 EXIT_CANCELLED = 130
+SCREEN_STAGES = frozenset(name for name, _weight in STAGES)
 
 
 class StderrProgress:
-    """Progress on stderr: a redrawn bar in a terminal, plain lines (one per stage step) otherwise."""
+    """Progress on stderr: a redrawn bar in a terminal, plain lines (one per stage step) otherwise.
+
+    A screen's stages fill one bar (``overall_fraction``); any other stage (an export's
+    ``workbook`` and ``workbook_check``) fills a bar of its own. A stage reported without a total
+    (``list``, or a workbook checked without knowing its size) is counted instead.
+    """
 
     def __init__(self, stream=None, min_interval: float = 0.2) -> None:
         self.stream = stream or sys.stderr
@@ -33,25 +46,36 @@ class StderrProgress:
         self.min_interval = min_interval
         self._last = 0.0
         self._stage = ""
+        self._drawn = 0  # characters of the bar's line on screen
 
     def report(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
         new_stage = stage != self._stage
-        open_ended = stage in OPEN_ENDED_STAGES  # counts with no total ("list")
+        screen_stage = stage in SCREEN_STAGES
+        open_ended = stage in OPEN_ENDED_STAGES or (total <= 0 and not screen_stage)  # counts, no total
         finished = done >= total and not open_ended
         if not new_stage and not finished and now - self._last < self.min_interval:
             return
         self._last = now
-        label = STAGE_LABELS.get(stage, stage)
-        frac = overall_fraction(stage, done, total)
-        counted = f"{done} found" if open_ended else f"{done}/{total}"
+        label = STAGE_LABELS.get(stage) or EXPORT_STAGE_LABELS.get(stage, stage)
+        if open_ended and not screen_stage:
+            frac, counted = None, f"{done:,} so far"
+        else:
+            frac = overall_fraction(stage, done, total) if screen_stage else min(1.0, done / total)
+            counted = f"{done} found" if open_ended else (f"{done}/{total}" if screen_stage else f"{done:,}/{total:,}")
         if self.tty:
             width = 30
-            filled = int(width * frac)
-            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {label} {counted}   ")
+            if frac is None:
+                line = f"{label}: {counted}"
+            else:
+                filled = int(width * frac)
+                line = f"[{'#' * filled}{'.' * (width - filled)}] {frac:4.0%} {label} {counted}"
+            # Spaces over what a longer previous line left on screen.
+            self.stream.write(f"\r{line}{' ' * max(3, self._drawn - len(line))}")
+            self._drawn = len(line)
             self.stream.flush()
         elif new_stage or finished:
-            self.stream.write(f"{frac:4.0%} {label}: {counted}\n")
+            self.stream.write(f"{label}: {counted}\n" if frac is None else f"{frac:4.0%} {label}: {counted}\n")
         self._stage = stage
 
     def check(self) -> None:
@@ -62,6 +86,7 @@ class StderrProgress:
             self.stream.write("\n")
             self.stream.flush()
         self._stage = ""
+        self._drawn = 0
 
 
 def _params_from_args(args: argparse.Namespace) -> ScreenParams:

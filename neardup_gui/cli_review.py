@@ -169,8 +169,11 @@ def cmd_arbitrate(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the signed workbook and/or the CSV files of a session."""
+    from neardup_gui.cli import StderrProgress
     from neardup_gui.tasks import ExportRefused, export_review
 
+    # An archive's workbook takes minutes: its rows written, then checked, on stderr.
+    progress = None if args.quiet else StderrProgress()
     try:
         result = export_review(
             args.outdir,
@@ -180,9 +183,13 @@ def cmd_export(args: argparse.Namespace) -> int:
             run_id=args.run,
             language=args.language,
             with_texts=not args.no_texts,
+            **({"progress": progress} if progress else {}),
         )
     except ExportRefused as exc:
         raise _Refused(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()  # end the bar's line before any message
     if result.unreadable:
         print(
             f"note: {len(result.unreadable)} files could not be re-read unchanged from the source folder; "
@@ -214,7 +221,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if not Path(args.workbook).is_file():
         return _error(f"no such file: {args.workbook}")
-    result = verify_workbook(Path(args.workbook))
+    from neardup_gui.cli import StderrProgress
+
+    progress = None if args.quiet else StderrProgress()
+    try:
+        result = verify_workbook(Path(args.workbook), **({"progress": progress} if progress else {}))
+    finally:
+        if progress is not None:
+            progress.close()
     if not result.readable:
         return _error(result.message)
     print(result.message, file=sys.stdout if result.ok else sys.stderr)
@@ -269,6 +283,7 @@ def add_review_commands(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--language", choices=("en", "zh"), default="en", help="headings and notes")
     p.add_argument("--no-texts", action="store_true",
                    help="do not re-read the source files for excerpts (give offsets)")  # fmt: skip
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_export)
 
     p = subparsers.add_parser(
@@ -277,6 +292,7 @@ def add_review_commands(subparsers: argparse._SubParsersAction) -> None:
         "a sheet differs (named), 2 when the file is not a readable signed workbook.",
     )  # fmt: skip
     p.add_argument("workbook", type=Path, metavar="WORKBOOK.xlsx")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=cmd_verify)
 
 

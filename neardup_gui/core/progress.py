@@ -46,6 +46,10 @@ STAGE_LABELS = {
 # reading the written file back to check its digests.
 STAGE_WORKBOOK = "workbook"
 STAGE_WORKBOOK_CHECK = "workbook_check"
+EXPORT_STAGE_LABELS = {
+    STAGE_WORKBOOK: "Writing the workbook",
+    STAGE_WORKBOOK_CHECK: "Checking the workbook's digests",
+}
 
 
 class Cancelled(Exception):

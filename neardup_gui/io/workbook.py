@@ -593,6 +593,7 @@ def export_workbook(
     check = verify_workbook(_stdio.BytesIO(data), progress=progress, total=counter.total)
     if not check.ok:
         raise RuntimeError(f"the exported workbook does not verify ({check.message}); not written")
+    progress.report(STAGE_WORKBOOK_CHECK, counter.total, counter.total)
     atomic_write_bytes(path, data)
     return WorkbookSummary(
         path=path, run_id=run_id, signed_by=signed_by.strip(), signed_at=signed_at, digest=digest,

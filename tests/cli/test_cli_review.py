@@ -151,3 +151,53 @@ def test_export_without_a_target_and_verify_of_a_non_workbook_are_refused(outdir
     (tmp_path / "fake.xlsx").write_text("not a workbook", encoding="utf-8")
     assert main(["verify", str(tmp_path / "fake.xlsx")]) == 2
     assert main(["verify", str(tmp_path / "missing.xlsx")]) == 2
+
+
+class _Terminal:
+    """A stderr that says it is a terminal, keeping what is written."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+def test_export_shows_its_progress_on_stderr_and_quiet_silences_it(outdir: Path, tmp_path: Path, capsys) -> None:
+    # stderr is not a terminal here: a line as each stage starts and one as it ends.
+    assert main(["export", str(outdir), "--xlsx", str(tmp_path / "r.xlsx"), "--signed-by", "x"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    rows = [line for line in lines if "Writing the workbook" in line]
+    total = rows[0].rsplit("/", 1)[1]
+    assert int(total) >= 3  # the manifest's three files at least
+    assert rows == [f"  0% Writing the workbook: 0/{total}", f"100% Writing the workbook: {total}/{total}"]
+    checks = [line for line in lines if "Checking the workbook" in line]
+    assert checks[-1] == f"100% Checking the workbook's digests: {total}/{total}"
+    assert lines.index(rows[-1]) < lines.index(checks[0])
+
+    assert main(["export", str(outdir), "--xlsx", str(tmp_path / "q.xlsx"), "--signed-by", "x", "-q"]) == 0
+    assert main(["verify", str(tmp_path / "q.xlsx"), "-q"]) == 0
+    err = capsys.readouterr().err  # (the fixture's GB18030 file gives a note: its row says UTF-8)
+    assert "Writing" not in err and "Checking" not in err and "%" not in err
+
+
+def test_the_terminal_bar_fills_per_export_stage_and_counts_a_check_of_unknown_size() -> None:
+    from neardup_gui.cli import StderrProgress
+
+    term = _Terminal()
+    bar = StderrProgress(term, min_interval=0)
+    bar.report("workbook", 500, 2000)
+    assert term.text.endswith(" 25% Writing the workbook 500/2,000   ")  # the stage's share, not the screen's
+    assert "[#######......." in term.text
+    bar.report("workbook_check", 40960, 0)  # `verify` does not know the size beforehand
+    last = term.text.rsplit("\r", 1)[1]
+    assert last.startswith("Checking the workbook's digests: 40,960 so far ")
+    assert "%" not in last and "#" not in last
+    bar.close()
+    assert term.text.endswith("\n")
