@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 # Stages of a screen and their share of the whole bar (they add up to 1), close to the time each
 # takes at 100,000 files (bench/bench_screen.py): normalizing, shingling and signing are one pass
@@ -50,6 +53,110 @@ EXPORT_STAGE_LABELS = {
     STAGE_WORKBOOK: "Writing the workbook",
     STAGE_WORKBOOK_CHECK: "Checking the workbook's digests",
 }
+
+
+class Heartbeat:
+    """The window thread's pulse, so that background threads stand aside when it is kept waiting.
+
+    CPython hands the GIL over badly when threads holding it let go of it often for short system
+    calls (a file read in 8 KB pieces, a stat per file, a compiled kernel that drops the GIL, between
+    stretches of Python): a waiting thread asks for the GIL only if it did not change hands for
+    5 ms, so while it keeps changing hands among busy threads the waiter never asks, and when it is
+    woken it comes too late to take it (CPython issue 7946, the "convoy effect"). Measured here: a
+    loop that stat'ed a file every ~30 µs of Python kept a sleeping thread waiting up to 0.2-0.5 s
+    (``bench/bench_gil.py``); a rescan in the window, reading its cache on one thread while the
+    worker listed the folder or parsed the last ``manifest.csv``, stalled the window 100-175 ms.
+
+    The window beats (``beat``, from a timer of its thread) while background work runs (``hold`` /
+    ``release``). ``give_way()``, called in the engine's loops, finds the last beat older than
+    ``LATE`` and then waits for the next beat, at most ``WAIT``: every thread that calls it stands
+    aside, so the GIL is left to the window and the threads that do not call it (each of which the
+    window can then claim it from). A wait that ran out (the window busy with work of its own) is
+    not repeated for ``SPACING``; no beat for ``STALE`` (a window that stopped beating without
+    releasing, or one busy for that long) is not waited for. Without a window (the command line) or
+    while nothing is held it only reads a counter.
+    """
+
+    LATE = 0.02
+    WAIT = 0.1
+    SPACING = 0.02
+    STALE = 1.0
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._held = 0
+        self._last = 0.0
+        self._gave_up = 0.0
+        self._beater = 0  # the window's thread (never made to wait for itself)
+        self._next = threading.Event()  # set by the next beat
+        self.waits = 0  # how many times a thread stood aside (tests, benchmarks)
+
+    @property
+    def active(self) -> bool:
+        return self._held > 0
+
+    @property
+    def holders(self) -> int:
+        """How many pieces of background work hold it now."""
+        return self._held
+
+    def hold(self) -> None:
+        """Background work starts: beats are expected from now on."""
+        self._held += 1
+        self._last = self._clock()
+
+    def release(self) -> None:
+        self._held = max(0, self._held - 1)
+        self._wake()
+
+    def beat(self) -> None:
+        """The window's thread ran (called by its timer)."""
+        self._last = self._clock()
+        self._beater = threading.get_ident()
+        self._wake()
+
+    def _wake(self) -> None:
+        woken, self._next = self._next, threading.Event()
+        woken.set()
+
+    def give_way(self) -> bool:
+        """Wait for the window's next beat if it is late; returns whether it came in time."""
+        if not self._held:
+            return False
+        now = self._clock()
+        late = now - self._last
+        if late < self.LATE or late > self.STALE or now - self._gave_up < self.SPACING:
+            return False
+        if threading.get_ident() == self._beater:  # engine code run by the window itself
+            return False
+        self.waits += 1
+        if self._next.wait(self.WAIT):
+            return True
+        self._gave_up = self._clock()
+        return False
+
+
+# The GIL is one per process, so is the window whose thread waits for it.
+WINDOW_HEARTBEAT = Heartbeat()
+
+
+def give_way() -> None:
+    """Let a waiting window thread run if it is late (see ``Heartbeat``); call it in loops that
+    mix Python with short system calls."""
+    if WINDOW_HEARTBEAT._held:
+        WINDOW_HEARTBEAT.give_way()
+
+
+def slices_giving_way(items: Iterable[T], size: int = 512) -> Iterator[list[T]]:
+    """``items`` in lists of ``size``, with ``give_way()`` before each: for loops of short C calls
+    (a row built, hashed or written) that would otherwise never let a late window thread in."""
+    it = iter(items)
+    while True:
+        give_way()
+        part = list(islice(it, size))
+        if not part:
+            return
+        yield part
 
 
 class Cancelled(Exception):
@@ -132,6 +239,8 @@ class CallbackProgress:
             self._callback(stage, done, total)
 
     def check(self) -> None:
+        if WINDOW_HEARTBEAT._held:
+            WINDOW_HEARTBEAT.give_way()
         if self.cancel_event.is_set():
             raise Cancelled()
 

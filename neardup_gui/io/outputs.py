@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from neardup_gui.core.normalize import normalize_batch, to_text
+from neardup_gui.core.progress import give_way, slices_giving_way
 from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES, csv_cell
 from neardup_gui.io.paths import atomic_write_bytes
@@ -182,7 +183,8 @@ def manifest_rows(documents: Iterable[Document]) -> list[tuple[Any, ...]]:
     local = _LocalTimes()
     head = operator.attrgetter("doc_id", "source_id", "version", "path", "size")
     tail = operator.attrgetter("sha256", "encoding", "chars", "status", "message", "extractor")
-    return [(*head(d), local(d.mtime) if d.mtime else "", *tail(d)) for d in documents]
+    return [(*head(d), local(d.mtime) if d.mtime else "", *tail(d))
+            for part in slices_giving_way(documents, 1024) for d in part]  # fmt: skip
 
 
 def candidate_rows(
@@ -244,7 +246,7 @@ def _safe_column(column: tuple[Any, ...]) -> tuple[Any, ...] | list[Any]:
 # one slice, so a thread writing 100,000 rows never holds the GIL long enough to stall the window.
 # Wide rows (a candidate's passages and shared sample: ~1,000 characters) get fewer rows a slice:
 # about _CSV_SLICE_CHARS characters each (2,048 candidate rows held the GIL for ~60 ms).
-_CSV_SLICE = 2048
+_CSV_SLICE = 1024
 _CSV_SLICE_CHARS = 200_000
 
 
@@ -262,6 +264,7 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     parts = [codecs.BOM_UTF8]
     step = max(64, min(_CSV_SLICE, _CSV_SLICE_CHARS // _row_width(rows[0]))) if rows else _CSV_SLICE
     for lo in range(0, max(len(rows), 1), step):
+        give_way()  # each slice is one C call of ~10 ms at 2,048 rows
         _write_rows(writer, rows[lo : lo + step])
         parts.append(buf.getvalue().encode("utf-8"))
         buf.seek(0)

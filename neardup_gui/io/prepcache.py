@@ -32,6 +32,7 @@ import numpy as np
 
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
+from neardup_gui.core.progress import give_way
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment
 from neardup_gui.io.corpus import KnownFile
 
@@ -110,7 +111,10 @@ _SLICE = 8192
 
 
 def _sliced(convert: Callable[[list[Any]], np.ndarray], rows: list[Any], empty: np.ndarray) -> np.ndarray:
-    parts = [convert(rows[i : i + _SLICE]) for i in range(0, len(rows), _SLICE)]
+    parts = []
+    for i in range(0, len(rows), _SLICE):
+        give_way()
+        parts.append(convert(rows[i : i + _SLICE]))
     return np.concatenate(parts) if parts else empty
 
 
@@ -119,6 +123,7 @@ def _tolist_sliced(array: np.ndarray, convert: Callable[[np.ndarray], np.ndarray
     over 100,000 rows held the GIL for 35-60 ms while a rescan read the cache beside the window."""
     out: list[Any] = []
     for i in range(0, len(array), _SLICE):
+        give_way()
         part = array[i : i + _SLICE]
         out.extend((part if convert is None else convert(part)).tolist())
     return out

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from neardup_gui import __version__
+from neardup_gui.core.progress import slices_giving_way
 from neardup_gui.core.records import (
     Arbitration,
     Candidate,
@@ -199,7 +200,7 @@ class ManifestValues:
 def manifest_values(documents: Sequence[Document]) -> ManifestValues:
     """The values and digests ``ReviewSession.record_run`` stores for ``documents``: a caller
     with time to spare before the run is recorded can make them then."""
-    values = list(map(_doc_values, documents))
+    values = [_doc_values(d) for part in slices_giving_way(documents, 1024) for d in part]
     return ManifestValues(documents, values, _row_digests(values))
 
 
@@ -208,7 +209,7 @@ def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
     writes values only, never references to objects seen before as ``pickle`` does, so its bytes
     depend on the values alone.)"""
     blake, dumps = hashlib.blake2b, marshal.dumps
-    return [blake(dumps(v, 2), digest_size=16).digest() for v in values]
+    return [blake(dumps(v, 2), digest_size=16).digest() for part in slices_giving_way(values, 1024) for v in part]
 
 
 def _manifest_sql(names: Sequence[str], ids: int = 0) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from neardup_gui.core.progress import Progress
+from neardup_gui.core.progress import Progress, give_way
 from neardup_gui.core.records import (
     STATUS_EXCLUDED,
     STATUS_SKIPPED_LINK,
@@ -215,6 +215,7 @@ def walk_folder(
             continue
         subdirs: list[tuple[str, str, frozenset[str]]] = []
         for entry in entries:
+            give_way()  # a stat per entry: such loops keep a waiting window thread out otherwise
             rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
             source_id = rel.split("/", 1)[0] if "/" in rel else root_source
             row = WalkEntry(rel, source_id, entry.path)

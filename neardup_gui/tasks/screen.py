@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import hashlib
+import io
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.memory import pauses_cycle_collector
 from neardup_gui.core.pipeline import PairMemo, screen
 from neardup_gui.core.prepare import PrepareCache
-from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, slices_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import CorpusError, LoadedCorpus, SourceTexts, check_integrity, scan_folder
@@ -366,13 +367,18 @@ def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Pat
         if previous["versions"] != outcome.run.versions:
             return {}
         present = {e.name for e in os.scandir(folder) if e.name.endswith(".txt")}
+        # Read whole, then parsed: parsing as it reads lets go of the GIL at every 8 KB read, and
+        # such a loop keeps a waiting window thread out (core.progress.Heartbeat).
         with open(out_dir / "manifest.csv", encoding="utf-8-sig", newline="") as fh:
-            was = {r["doc_id"]: (r["path"], r["sha256"]) for r in csv.DictReader(fh)}
+            text = fh.read()
+        was = {r["doc_id"]: (r["path"], r["sha256"])
+               for part in slices_giving_way(csv.DictReader(io.StringIO(text, newline="")), 1024) for r in part}  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError, csv.Error):
         return {}
     return {
         d.doc_id: folder / f"{d.doc_id}.txt"
-        for d in outcome.documents
+        for part in slices_giving_way(outcome.documents, 1024)
+        for d in part
         if d.sha256 and was.get(d.doc_id) == (d.path, d.sha256) and f"{d.doc_id}.txt" in present
     }
 

@@ -36,11 +36,48 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 
-from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.progress import WINDOW_HEARTBEAT, CallbackProgress, Cancelled, Heartbeat
 
 log = logging.getLogger(__name__)
 # Seconds between progress reports reaching the window (a screen's and a job's): a few a second.
 PROGRESS_INTERVAL = 0.15
+
+
+class Pulse(QObject):
+    """Beats the window's heartbeat (``core.progress.Heartbeat``) every ``INTERVAL`` ms while work
+    it was started for runs; ``start`` and ``stop`` pair up (nested: the last ``stop`` ends it).
+
+    A timer of the window's thread: its beats come late exactly when that thread is kept waiting,
+    and the engine's loops then give way. Idle, it does not tick (no wake-ups without work).
+    """
+
+    INTERVAL = 10
+
+    def __init__(self, parent: QObject | None = None, heartbeat: Heartbeat = WINDOW_HEARTBEAT) -> None:
+        super().__init__(parent)
+        self.heartbeat = heartbeat
+        self._count = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(self.INTERVAL)
+        self._timer.timeout.connect(heartbeat.beat)
+
+    @property
+    def running(self) -> bool:
+        return self._count > 0
+
+    def start(self) -> None:
+        self._count += 1
+        if self._count == 1:
+            self.heartbeat.hold()
+            self._timer.start()
+
+    def stop(self) -> None:
+        if self._count == 0:
+            return
+        self._count -= 1
+        if self._count == 0:
+            self._timer.stop()
+            self.heartbeat.release()
 
 
 class _Channel(QObject):
@@ -96,6 +133,7 @@ class JobRunner(QObject):
         self._pool.setMaxThreadCount(3)
         self._running: dict[int, tuple[str, _Channel, threading.Event]] = {}
         self._next = 0
+        self.pulse = Pulse(self)  # beats while a job runs: its loops give way to the window
 
     def start(
         self,
@@ -127,6 +165,7 @@ class JobRunner(QObject):
         channel.cancelled.connect(lambda: self._answer(job_id, "cancelled", None, on_done, on_failed))
         self._pool.start(job)
         if not was_busy:
+            self.pulse.start()
             self.busy_changed.emit(True)
         return job_id
 
@@ -149,6 +188,7 @@ class JobRunner(QObject):
                 self.job_cancelled.emit(name)
         finally:
             if not self._running:
+                self.pulse.stop()
                 self.busy_changed.emit(False)
 
     def busy(self, *names: str) -> bool:
@@ -168,6 +208,7 @@ class JobRunner(QObject):
         """Cancel every job and wait for them (window closing)."""
         for _name, _channel, event in self._running.values():
             event.set()
+        self.pulse.stop()  # the window's thread waits here on purpose: nothing to give way to
         self._pool.clear()
         self._pool.waitForDone()
 

@@ -33,7 +33,7 @@ from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
-from neardup_gui.ui.background import PROGRESS_INTERVAL
+from neardup_gui.ui.background import PROGRESS_INTERVAL, Pulse
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,7 @@ class ScreenRunner(QObject):
         super().__init__(parent)
         self._thread: QThread | None = None
         self._worker: ScreenWorker | None = None
+        self.pulse = Pulse(self)  # beats while a screen runs: the engine's loops give way to the window
 
     @property
     def running(self) -> bool:
@@ -151,6 +152,7 @@ class ScreenRunner(QObject):
         thread.finished.connect(worker.deleteLater)
         self._thread, self._worker = thread, worker
         self.worker_created.emit(worker)
+        self.pulse.start()
         thread.start()
         self.running_changed.emit(True)
         return worker
@@ -167,6 +169,7 @@ class ScreenRunner(QObject):
         """
         thread = self._thread
         self.cancel()
+        self.pulse.stop()  # the window's thread waits here on purpose: nothing to give way to
         if thread is not None:
             thread.quit()
             thread.wait()
@@ -174,6 +177,7 @@ class ScreenRunner(QObject):
     def _end(self) -> None:
         thread = self._thread
         self._thread, self._worker = None, None
+        self.pulse.stop()
         if thread is not None:
             thread.quit()
             thread.wait()

@@ -1,0 +1,140 @@
+"""The window's heartbeat: background threads stand aside while the window's thread is late."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core import progress as progress_mod
+from neardup_gui.core.progress import WINDOW_HEARTBEAT, CallbackProgress, Heartbeat, slices_giving_way
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_nothing_waits_without_background_work_or_while_the_window_beats() -> None:
+    clock = FakeClock()
+    heart = Heartbeat(clock)
+    clock.now += 10  # no beats for ages, but nothing holds it: the command line never waits
+    assert heart.give_way() is False and heart.waits == 0
+    heart.hold()
+    clock.now += heart.LATE / 2  # beaten recently
+    assert heart.give_way() is False and heart.waits == 0
+
+
+def test_a_late_window_is_waited_for_until_its_next_beat() -> None:
+    heart = Heartbeat()
+    heart.WAIT = 30.0  # the beat below ends the wait, not this
+    heart.hold()
+    heart._last -= 0.5  # the window's thread has not run for half a second
+    answers: list[bool] = []
+    worker = threading.Thread(target=lambda: answers.append(heart.give_way()))
+    worker.start()
+    time.sleep(0.05)
+    assert worker.is_alive() and answers == []  # standing aside
+    heart.beat()
+    worker.join(5)
+    assert answers == [True] and heart.waits == 1
+    assert heart.give_way() is False  # beaten just now: no wait
+
+
+def test_the_window_thread_itself_never_waits_for_its_own_beat() -> None:
+    heart = Heartbeat()
+    heart.WAIT = 30.0
+    heart.hold()
+    heart.beat()  # this thread beats: it is the window's
+    heart._last -= 0.5
+    started = time.monotonic()
+    assert heart.give_way() is False and heart.waits == 0
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_window_that_stopped_beating_long_ago_is_not_waited_for() -> None:
+    clock = FakeClock()
+    heart = Heartbeat(clock)
+    heart.hold()  # and never beaten again: a window gone without releasing
+    clock.now += heart.STALE + 1
+    started = time.monotonic()
+    assert heart.give_way() is False and heart.waits == 0
+    assert time.monotonic() - started < heart.WAIT
+
+
+def test_a_wait_that_runs_out_is_not_repeated_at_once_and_release_wakes_waiters() -> None:
+    heart = Heartbeat()
+    heart.WAIT = 0.01
+    heart.hold()
+    heart._last -= 0.5
+    assert heart.give_way() is False and heart.waits == 1  # no beat came: gave up
+    assert heart.give_way() is False and heart.waits == 1  # within SPACING: runs on without waiting
+
+    heart.WAIT = 30.0
+    heart._gave_up -= 1.0
+    answers: list[bool] = []
+    worker = threading.Thread(target=lambda: answers.append(heart.give_way()))
+    worker.start()
+    time.sleep(0.05)
+    heart.release()  # the work ended (or the window closes): nobody keeps waiting
+    worker.join(5)
+    assert answers == [True] and not heart.active
+
+
+def test_progress_checks_stand_aside_for_the_window(monkeypatch) -> None:
+    monkeypatch.setattr(WINDOW_HEARTBEAT, "WAIT", 30.0)
+    WINDOW_HEARTBEAT.hold()
+    try:
+        monkeypatch.setattr(WINDOW_HEARTBEAT, "_last", time.monotonic() - 0.5)
+        waits = WINDOW_HEARTBEAT.waits
+        worker = threading.Thread(target=CallbackProgress().check)
+        worker.start()
+        time.sleep(0.05)
+        assert worker.is_alive()
+        WINDOW_HEARTBEAT.beat()
+        worker.join(5)
+        assert not worker.is_alive() and WINDOW_HEARTBEAT.waits == waits + 1
+    finally:
+        WINDOW_HEARTBEAT.release()
+
+
+def test_slices_keep_every_item_in_order_and_give_way_before_each(monkeypatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(progress_mod, "give_way", lambda: calls.append(1))
+    parts = list(slices_giving_way(iter(range(10)), 4))
+    assert parts == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert len(calls) == 4  # before each slice and before finding the end
+    assert list(slices_giving_way([], 4)) == []
+
+
+@pytest.mark.parametrize("workspace", [True, False])
+def test_a_screen_stands_aside_in_its_loops_when_the_window_is_late(tmp_path: Path, workspace: bool) -> None:
+    """With the heartbeat held and never beaten, the engine's own loops (listing, manifest rows,
+    outputs) wait, whatever progress object the caller gave: here none."""
+    from neardup_gui.core.records import ScreenParams
+    from neardup_gui.tasks import screen_folder
+
+    source = tmp_path / "source"
+    source.mkdir()
+    for i in range(40):
+        (source / f"{i:03d}.txt").write_text(f"第{i}篇。" + "报销单提交后需要直属主管审批，批准后才能付款。" * 3, encoding="utf-8")
+    saved = (WINDOW_HEARTBEAT.WAIT, WINDOW_HEARTBEAT.SPACING, WINDOW_HEARTBEAT.STALE)
+    WINDOW_HEARTBEAT.WAIT, WINDOW_HEARTBEAT.SPACING, WINDOW_HEARTBEAT.STALE = 0.0, 0.0, 3600.0
+    WINDOW_HEARTBEAT.hold()
+    try:
+        WINDOW_HEARTBEAT._last = time.monotonic() - 1.0
+        WINDOW_HEARTBEAT._gave_up = 0.0
+        WINDOW_HEARTBEAT._beater = 0  # this thread beat it in other tests: here it is a worker
+        before = WINDOW_HEARTBEAT.waits
+        outcome = screen_folder(source, ScreenParams(), out_dir=tmp_path / "ws" if workspace else None)
+        stood_aside = WINDOW_HEARTBEAT.waits - before
+    finally:
+        WINDOW_HEARTBEAT.release()
+        WINDOW_HEARTBEAT.WAIT, WINDOW_HEARTBEAT.SPACING, WINDOW_HEARTBEAT.STALE = saved
+    assert len(outcome.documents) == 40
+    assert stood_aside >= 40  # at least once per file listed
