@@ -63,9 +63,10 @@ class Heartbeat:
     stretches of Python): a waiting thread asks for the GIL only if it did not change hands for
     5 ms, so while it keeps changing hands among busy threads the waiter never asks, and when it is
     woken it comes too late to take it (CPython issue 7946, the "convoy effect"). Measured here: a
-    loop that stat'ed a file every ~30 µs of Python kept a sleeping thread waiting up to 0.2-0.5 s
-    (``bench/bench_gil.py``); a rescan in the window, reading its cache on one thread while the
-    worker listed the folder or parsed the last ``manifest.csv``, stalled the window 100-175 ms.
+    loop that stat'ed a file after every 1,000 (10,000) iterations of Python kept a sleeping thread
+    waiting up to 0.2 (1.1) s (``bench/bench_gil.py``); a rescan of 10,000 files in the window,
+    reading its cache on one thread while the worker listed the folder or parsed the last
+    ``manifest.csv``, stalled the window 100-175 ms.
 
     The window beats (``beat``, from a timer of its thread) while background work runs (``hold`` /
     ``release``). ``give_way()``, called in the engine's loops, finds the last beat older than

@@ -56,7 +56,7 @@ from openpyxl.worksheet.filters import AutoFilter
 from openpyxl.xml.constants import MAX_ROW
 
 from neardup_gui import __version__
-from neardup_gui.core.progress import NULL_PROGRESS, STAGE_WORKBOOK, STAGE_WORKBOOK_CHECK, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, STAGE_WORKBOOK, STAGE_WORKBOOK_CHECK, Progress, give_way
 from neardup_gui.core.records import REVIEW_PENDING_ARBITRATION, STATUS_OK
 from neardup_gui.core.review import PairState, now_iso
 from neardup_gui.io.cellsafe import CellStats, xlsx_value
@@ -386,6 +386,7 @@ class _RowCounter:
 
     def step(self) -> None:
         self.done += 1
+        give_way()  # openpyxl writes each sheet to a temporary file as it goes: see core.progress.Heartbeat
         if self.done % self.REPORT_EVERY == 0:
             self.progress.report(STAGE_WORKBOOK, self.done, self.total)  # raises Cancelled when asked
 
@@ -652,6 +653,7 @@ def verify_workbook(
                 continue
             hasher = _SheetHasher()
             for number, values in _read_rows(wb[name]):
+                give_way()
                 hasher.add(number, values)
                 read += number > 1  # the table's rows, as the export counts them (not the headers)
                 if number > 1 and read % _RowCounter.REPORT_EVERY == 0:

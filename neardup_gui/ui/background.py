@@ -17,6 +17,8 @@ characters (GB 2312 level 1) into an image, a slice per event-loop pass, once th
 the first table of Chinese file names otherwise loaded and rasterized those glyphs, and read the
 font files, on the window's thread just as a screen's result was shown (the italic face was first
 opened there, seen in strace; on a slow disk such first reads wait for it).
+``Pulse`` beats the window's heartbeat (``core.progress.Heartbeat``) while a job or a screen runs,
+so that their threads stand aside when the window's thread is kept waiting for the GIL.
 ``SlicedRelease`` frees a replaced result's rows a slice per event-loop pass: freed at once, a
 100,000-file result's candidates (each with its passages and evidence) and documents held the
 window's thread for 60-100 ms wherever their last reference went.

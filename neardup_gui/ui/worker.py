@@ -12,7 +12,11 @@ Measured on 10,000 files, the longest stalls of the event loop (150-220 ms, grow
 were Python's full cyclic garbage collections scanning the engine's millions of live objects. A run
 therefore pauses the cyclic collector (reference counting still frees everything acyclic) and, at
 the end, moves the surviving objects (the outcome) to the permanent generation (``gc.freeze``) so
-later collections in the GUI thread do not scan them either (``paused_cycle_collector``).
+later collections in the GUI thread do not scan them either (``paused_cycle_collector``). And
+threads that let go of the GIL often for short system calls kept the window's thread from getting
+it back for 100-175 ms at a time (the "convoy effect"): while a screen runs, ``ScreenRunner.pulse``
+beats the window's heartbeat, and the engine's loops stand aside when the beats come late
+(``core.progress.Heartbeat``).
 Imports PySide6 and ``neardup_gui.tasks`` / ``neardup_gui.core`` only.
 """
 

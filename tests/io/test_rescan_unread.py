@@ -319,3 +319,30 @@ def test_a_released_rescan_reads_ahead_only_the_pairs_it_will_verify(folder, tmp
                for d in (c.left, c.right)}  # fmt: skip
     assert partner == {"a/002.txt", "b/002-edit.txt"}
     assert opened == sorted(str(folder / p) for p in partner)
+
+
+@pytest.mark.parametrize("slice_bytes", [7, 1 << 20])
+def test_a_rescan_links_the_unchanged_documents_normalized_files_and_rewrites_the_changed_one(
+    folder: Path, tmp_path: Path, monkeypatch, slice_bytes: int
+) -> None:
+    """The last manifest.csv (Chinese paths: multi-byte characters across the decoding slices when
+    they are 7 bytes) tells which normalized/ files still hold their document's text."""
+    from neardup_gui.tasks import screen as screen_mod
+
+    monkeypatch.setattr(screen_mod, "_DECODE_SLICE", slice_bytes)
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    normalized = out / "normalized"
+    inodes = {p.name: p.stat().st_ino for p in normalized.glob("*.txt")}
+    assert len(inodes) >= 40
+    changed = next(d for d in first.documents if d.usable and "/a/" in f"/{d.path}")
+    target = folder / changed.path
+    target.write_text(target.read_text(encoding="utf-8") + "补充一句新的说明。", encoding="utf-8")
+    _settle()
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    after = {p.name: p.stat().st_ino for p in normalized.glob("*.txt")}
+    assert set(after) == set(inodes)
+    moved = {name for name in after if after[name] != inodes[name]}
+    assert moved == {f"{changed.doc_id}.txt"}  # every other file linked, not written again
+    assert (normalized / f"{changed.doc_id}.txt").read_text(encoding="utf-8").endswith("补充一句新的说明")
+    assert again.run.counts.get("files_ok") == first.run.counts.get("files_ok")
