@@ -90,6 +90,8 @@ class Heartbeat:
         self._gave_up = 0.0
         self._beater = 0  # the window's thread (never made to wait for itself)
         self._next = threading.Event()  # set by the next beat
+        self._waiting = 0  # threads waiting for it (a beat with none allocates nothing)
+        self._count_lock = threading.Lock()
         self.waits = 0  # how many times a thread stood aside (tests, benchmarks)
 
     @property
@@ -108,13 +110,15 @@ class Heartbeat:
 
     def release(self) -> None:
         self._held = max(0, self._held - 1)
-        self._wake()
+        if self._waiting:
+            self._wake()
 
     def beat(self) -> None:
         """The window's thread ran (called by its timer)."""
         self._last = self._clock()
         self._beater = threading.get_ident()
-        self._wake()
+        if self._waiting:
+            self._wake()
 
     def _wake(self) -> None:
         woken, self._next = self._next, threading.Event()
@@ -130,9 +134,15 @@ class Heartbeat:
             return False
         if threading.get_ident() == self._beater:  # engine code run by the window itself
             return False
-        self.waits += 1
-        if self._next.wait(self.WAIT):
-            return True
+        with self._count_lock:
+            self.waits += 1
+            self._waiting += 1
+        try:
+            if self._next.wait(self.WAIT):
+                return True
+        finally:
+            with self._count_lock:
+                self._waiting -= 1
         self._gave_up = self._clock()
         return False
 
