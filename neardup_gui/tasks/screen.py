@@ -379,8 +379,8 @@ def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Pat
             give_way()
             parts.append(decoder.decode(data[i : i + _DECODE_SLICE], i + _DECODE_SLICE >= len(data)))
         text = "".join(parts)
-        was = {r["doc_id"]: (r["path"], r["sha256"])
-               for part in slices_giving_way(csv.DictReader(io.StringIO(text, newline="")), 1024) for r in part}  # fmt: skip
+        rows = csv.DictReader(io.StringIO(text, newline=""))
+        was = {r["doc_id"]: (r["path"], r["sha256"]) for part in slices_giving_way(rows, 1024) for r in part}
     except (OSError, ValueError, KeyError, TypeError, csv.Error):
         return {}
     return {
