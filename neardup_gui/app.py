@@ -234,6 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         install_language(app, args.language or settings.language())  # type: ignore[arg-type]
         if args.capture and not source.is_dir():
             print(f"not a folder: {source}", file=sys.stderr)
+            settings.sync()  # the writer may still be writing into the scratch folder about to go
             return EXIT_CAPTURE_FAILED
         window = MainWindow(settings)
         try:
@@ -261,3 +262,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.deleteLater()
             # Delete it now (with any message box it still shows): the event loop has ended.
             QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            # What closing saved (geometry, splitters) is written before a capture's scratch
+            # folder, which holds the settings file, is removed.
+            settings.sync()

@@ -35,6 +35,29 @@ def test_capture_of_a_missing_folder_fails_with_a_nonzero_exit(qapp, tmp_path: P
     assert not out.exists()
 
 
+def test_a_capture_waits_for_its_settings_to_be_written_before_removing_their_folder(
+    qapp, tmp_path: Path, monkeypatch
+) -> None:
+    """The capture keeps its settings in a scratch folder removed when it returns: a write still on
+    its way raced that removal (a capture of a missing folder failed now and then)."""
+    import time
+
+    from neardup_gui.ui import settings as settings_mod
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    written: list[bool] = []
+    slow = settings_mod._write_setting
+
+    def write_late(where, changes) -> None:
+        time.sleep(0.3)
+        written.append(Path(where[0]).parent.is_dir())  # the scratch folder still there
+        slow(where, changes)
+
+    monkeypatch.setattr(settings_mod, "_write_setting", write_late)
+    assert main(["--capture", str(tmp_path / "x.png"), str(tmp_path / "missing")]) != 0
+    assert written and all(written)  # written before main returned, into a folder that existed
+
+
 def test_version_prints_the_program_version(capsys) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
