@@ -58,11 +58,12 @@ class StderrProgress:
             return
         self._last = now
         label = STAGE_LABELS.get(stage) or EXPORT_STAGE_LABELS.get(stage, stage)
-        if open_ended and not screen_stage:
-            frac, counted = None, f"{done:,} so far"
+        if not screen_stage:  # an export's stage: its own bar, or a count when its size is unknown
+            frac = None if open_ended else min(1.0, done / total)
+            counted = f"{done:,} so far" if open_ended else f"{done:,}/{total:,}"
         else:
-            frac = overall_fraction(stage, done, total) if screen_stage else min(1.0, done / total)
-            counted = f"{done} found" if open_ended else (f"{done}/{total}" if screen_stage else f"{done:,}/{total:,}")
+            frac = overall_fraction(stage, done, total)
+            counted = f"{done:,} found" if open_ended else f"{done:,}/{total:,}"
         if self.tty:
             width = 30
             if frac is None:

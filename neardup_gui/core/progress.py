@@ -95,10 +95,6 @@ class Heartbeat:
         self.waits = 0  # how many times a thread stood aside (tests, benchmarks)
 
     @property
-    def active(self) -> bool:
-        return self._held > 0
-
-    @property
     def holders(self) -> int:
         """How many pieces of background work hold it now."""
         return self._held
@@ -250,8 +246,7 @@ class CallbackProgress:
             self._callback(stage, done, total)
 
     def check(self) -> None:
-        if WINDOW_HEARTBEAT._held:
-            WINDOW_HEARTBEAT.give_way()
+        give_way()
         if self.cancel_event.is_set():
             raise Cancelled()
 

@@ -83,7 +83,7 @@ def test_a_wait_that_runs_out_is_not_repeated_at_once_and_release_wakes_waiters(
     time.sleep(0.05)
     heart.release()  # the work ended (or the window closes): nobody keeps waiting
     worker.join(5)
-    assert answers == [True] and not heart.active
+    assert answers == [True] and heart.holders == 0
 
 
 def test_progress_checks_stand_aside_for_the_window(monkeypatch) -> None:
