@@ -112,7 +112,7 @@ def fs_path(root: Path, rel: str) -> Path:
     return root / os.fsdecode(raw)
 
 
-@dataclass
+@dataclass(slots=True)
 class WalkEntry:
     """One entry found by the walk: either a finished row (``status`` set) or a file to read.
 
