@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -164,6 +164,25 @@ def slices_giving_way(items: Iterable[T], size: int = 512) -> Iterator[list[T]]:
         if not part:
             return
         yield part
+
+
+def empty_giving_way(container: list[Any] | dict[Any, Any], size: int = 4096) -> None:
+    """Empty a list or dict ``size`` items at a time, with ``give_way()`` before each slice.
+
+    Freeing a container of ~100,000 rows of small objects in one go (a ``del``, a function's return)
+    holds the GIL for 20-80 ms, and a waiting window thread with it; emptied in slices, the
+    interpreter can hand the GIL over between them. Only what nothing else refers to is freed.
+    """
+    if isinstance(container, dict):
+        pop = container.popitem
+        while container:
+            give_way()
+            for _ in range(min(size, len(container))):
+                pop()
+    else:
+        while container:
+            give_way()
+            del container[-size:]
 
 
 class Cancelled(Exception):

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from neardup_gui.core import progress as progress_mod
-from neardup_gui.core.progress import WINDOW_HEARTBEAT, CallbackProgress, Heartbeat, slices_giving_way
+from neardup_gui.core.progress import (
+    WINDOW_HEARTBEAT,
+    CallbackProgress,
+    Heartbeat,
+    empty_giving_way,
+    slices_giving_way,
+)
 
 
 class FakeClock:
@@ -110,6 +116,31 @@ def test_slices_keep_every_item_in_order_and_give_way_before_each(monkeypatch) -
     assert parts == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert len(calls) == 4  # before each slice and before finding the end
     assert list(slices_giving_way([], 4)) == []
+
+
+@pytest.mark.parametrize("kind", [list, dict])
+def test_containers_are_emptied_a_slice_at_a_time_giving_way_before_each(monkeypatch, kind) -> None:
+    freed: list[int] = []
+
+    class Row:  # tells when the container's last reference to it goes
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def __del__(self) -> None:
+            freed.append(self.n)
+
+    seen: list[int] = []
+    monkeypatch.setattr(progress_mod, "give_way", lambda: seen.append(len(freed)))
+    rows = [Row(n) for n in range(10)]
+    container = rows if kind is list else {n: row for n, row in enumerate(rows)}
+    del rows
+    kept = container[3]  # still referred to elsewhere: emptied out, not freed
+    empty_giving_way(container, 4)
+    assert len(container) == 0
+    assert seen == [0, 4, 7]  # before each slice of four, from the end (row 3 of the second is kept)
+    assert sorted(freed) == [n for n in range(10) if n != 3] and kept.n == 3
+    empty_giving_way(container, 4)
+    assert seen == [0, 4, 7]  # nothing to empty, no call
 
 
 @pytest.mark.parametrize("workspace", [True, False])
