@@ -346,3 +346,41 @@ def test_a_rescan_links_the_unchanged_documents_normalized_files_and_rewrites_th
     assert moved == {f"{changed.doc_id}.txt"}  # every other file linked, not written again
     assert (normalized / f"{changed.doc_id}.txt").read_text(encoding="utf-8").endswith("补充一句新的说明")
     assert again.run.counts.get("files_ok") == first.run.counts.get("files_ok")
+
+
+@pytest.mark.parametrize("damage", ["rows", "header"])
+def test_a_damaged_last_manifest_only_means_normalized_files_written_afresh(
+    folder: Path, tmp_path: Path, damage: str
+) -> None:
+    """Rows of the last manifest.csv that are cut short or name another SHA-256 do not vouch for
+    their normalized/ files (written again); without its sha256 column none does. The screen goes on."""
+    import csv
+    import io
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    normalized = out / "normalized"
+    inodes = {p.name: p.stat().st_ino for p in normalized.glob("*.txt")}
+    contents = {p.name: p.read_bytes() for p in normalized.glob("*.txt")}
+    manifest = out / "manifest.csv"
+    rows = list(csv.reader(io.StringIO(manifest.read_text(encoding="utf-8-sig"), newline="")))
+    header = rows[0]
+    at = {name: header.index(name) for name in ("doc_id", "path", "sha256")}
+    listed = [r for r in rows[1:] if f"{r[at['doc_id']]}.txt" in inodes]
+    short, wrong = listed[0], listed[1]
+    if damage == "rows":
+        wrong[at["sha256"]] = "0" * 64
+        rows[rows.index(short)] = short[: at["sha256"]]  # cut before its SHA-256
+        expect_rewritten = {f"{short[at['doc_id']]}.txt", f"{wrong[at['doc_id']]}.txt"}
+    else:
+        header[at["sha256"]] = "checksum"
+        expect_rewritten = set(inodes)
+    buffer = io.StringIO(newline="")
+    csv.writer(buffer).writerows(rows)
+    manifest.write_text(buffer.getvalue(), encoding="utf-8-sig")
+
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    after = {p.name: p.stat().st_ino for p in normalized.glob("*.txt")}
+    assert set(after) == set(inodes) and again.run.counts.get("files_ok", 0) >= 40
+    assert {name for name in after if after[name] != inodes[name]} == expect_rewritten
+    assert {p.name: p.read_bytes() for p in normalized.glob("*.txt")} == contents  # the same texts
