@@ -747,7 +747,7 @@ def scan_folder(
     texts = SourceTexts(root_path, read, later, docs=usable)
     corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, stamps, frozenset(trusted_paths), started_ns)
     # A row or more per file, emptied giving way: freed at once as this returned, they held the
-    # interpreter 40-160 ms at 100,000 files (and a window waiting for it).
+    # interpreter 40-190 ms at 100,000 files (and a window waiting for it).
     for rows in (entries, shown, found):
         empty_giving_way(rows)
     return corpus

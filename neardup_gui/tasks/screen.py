@@ -388,18 +388,14 @@ def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Pat
         with os.scandir(folder) as listing:  # 100,000 names: the listing's system calls give way too
             present = {e.name for part in slices_giving_way(listing, 1024) for e in part if e.name.endswith(".txt")}
         # Read whole, then parsed: parsing as it reads lets go of the GIL at every 8 KB read, and
-        # such a loop keeps a waiting window thread out (core.progress.Heartbeat); decoded 1 MB a
-        # call (20 MB at 100,000 files, ~40 ms as one call).
+        # such a loop keeps a waiting window thread out (core.progress.Heartbeat); decoded into the
+        # parser's buffer 1 MB a call (20 MB at 100,000 files: one call held the GIL ~40 ms).
         data = (out_dir / "manifest.csv").read_bytes()
         decoder = codecs.getincrementaldecoder("utf-8-sig")()
-        parts = []
+        buffer = io.StringIO(newline="")
         for i in range(0, len(data), _DECODE_SLICE):
             give_way()
-            parts.append(decoder.decode(data[i : i + _DECODE_SLICE], i + _DECODE_SLICE >= len(data)))
-        buffer = io.StringIO(newline="")  # made at once from 20 MB of text, held the GIL ~50 ms
-        for part in parts:
-            give_way()
-            buffer.write(part)
+            buffer.write(decoder.decode(data[i : i + _DECODE_SLICE], i + _DECODE_SLICE >= len(data)))
         buffer.seek(0)
         # The C reader and three columns: a DictReader's row dicts took 1.5x as long (0.41 against
         # 0.27 s at 100,000 rows), time in which the window waits its turn for the GIL at every slot.
