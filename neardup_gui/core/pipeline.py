@@ -30,12 +30,12 @@ from neardup_gui.core import flags as flagmod
 from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
-from neardup_gui.core.methods.containment import containment_pairs
+from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.normalize import normalize_batch
-from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, prepare
+from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -159,6 +159,7 @@ class Proposals:
     boilerplate_samples: int = 0
     tfidf: TfidfModel | None = None
     fingerprints: np.ndarray | None = None
+    containment: ContainmentMemo | None = None
 
     def all_pairs(self) -> list[tuple[int, int]]:
         pairs: set[tuple[int, int]] = set()
@@ -193,6 +194,7 @@ def propose(
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
     meanwhile: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None = None,
+    earlier: ContainmentMemo | None = None,
 ) -> Proposals:
     """Pairs proposed by the exact pass and by the chosen method, over prepared documents.
 
@@ -207,6 +209,9 @@ def propose(
             groups' and LSH's) while the containment index, which takes longer, is still being
             built on the other, and a function that tells when the index is done: work for the
             verification to come can use the idle time, and stop when it ends.
+        earlier: The containment index of an earlier screen of the same parameters (its documents'
+            samples from the prepare cache): brought up to date rather than built again (the same
+            pairs). The index made is in ``Proposals.containment``.
     """
     n = len(prepared)
     groups = exact.group_by_digest(prepared.digests)
@@ -242,14 +247,16 @@ def propose(
         pool = ThreadPoolExecutor(1, thread_name_prefix="neardup-containment")
         try:
             contained = None
-            if params.containment_threshold > 0:
-                if prepared.samples is not None:
-                    rep_samples, rate = [prepared.samples[r] for r in reps], 1
-                else:
-                    rep_samples, rate = [prepared.hashes[r] for r in reps], params.containment_sample
+            if params.containment_threshold > 0 and prepared.samples is not None:
                 contained = pool.submit(
-                    containment_pairs, rep_samples, params.containment_threshold, rate, params.bucket_cap, progress
-                )
+                    containment_index, [prepared.samples[r] for r in reps], [prepared.digests[r] for r in reps],
+                    params.containment_threshold, params.bucket_cap, earlier, progress,
+                )  # fmt: skip
+            elif params.containment_threshold > 0:
+                contained = pool.submit(
+                    containment_pairs, [prepared.hashes[r] for r in reps], params.containment_threshold,
+                    params.containment_sample, params.bucket_cap, progress,
+                )  # fmt: skip
             rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress, subset)
             found = by_method[METHOD_MINHASH] = set()
             for gi, gj in rep_pairs.tolist():
@@ -257,7 +264,12 @@ def propose(
             if contained is not None:
                 if meanwhile is not None and not contained.done():
                     meanwhile(by_method[METHOD_EXACT] | found, contained.done)
-                cpairs, proposals.boilerplate_samples = contained.result()
+                outcome = contained.result()
+                if isinstance(outcome, ContainmentMemo):
+                    proposals.containment = outcome
+                    cpairs, proposals.boilerplate_samples = outcome.pairs, outcome.ignored
+                else:
+                    cpairs, proposals.boilerplate_samples = outcome
                 found = by_method[METHOD_CONTAINMENT] = set()
                 for gi, gj in cpairs.tolist():
                     found.update(expand(gi, gj))
@@ -378,7 +390,13 @@ def screen(
     meanwhile = read_ahead
     if alongside is not None:
         meanwhile = functools.partial(_read_ahead_then, read_ahead, functools.partial(alongside, final_docs))
-    proposals = propose(prepared, params, progress, meanwhile=meanwhile)
+    # The earlier screen's containment index holds its texts' samples: of the same sampling only.
+    earlier = cache.containment if cache is not None and cache.key == cache_key(params) else None
+    proposals = propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier)
+    if new_cache is not None:
+        new_cache.containment = proposals.containment
+    if proposals.containment is not None:
+        counts["containment_index_updated"] = int(not proposals.containment.rebuilt)
     release_free_memory()
     if proposals.tfidf is None and extra_scores:
         proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)

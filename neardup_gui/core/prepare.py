@@ -47,7 +47,7 @@ from neardup_gui.core import shingles as sh
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
-from neardup_gui.core.methods.containment import sampled
+from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
@@ -236,6 +236,8 @@ class PrepareCache:
         template: The boilerplate hashes of the screen that made the cache (its final index).
         template_min_count: That index's ``min_count`` (the template flag's note names it).
         run_id: That screen's run id (set when the cache is saved with the run).
+        containment: That screen's containment index over its distinct texts (``propose`` brings
+            it up to date on the next screen), or None.
     """
 
     key: str
@@ -250,6 +252,7 @@ class PrepareCache:
     template: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     template_min_count: int = 0
     run_id: str = ""
+    containment: ContainmentMemo | None = None
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
     def position(self, sha: str) -> int | None:

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import give_way
@@ -257,8 +258,44 @@ def cache_arrays(
         "run_id": np.array(cache.run_id),
         "pairs_json": _memo_bytes(memo),
         "versions": np.array(json.dumps(dict(versions or {}), sort_keys=True)),
+        **_containment_arrays(cache.containment),
         **(known_arrays(known, read_key) if known_made is None else known_made),
     }
+
+
+def _containment_arrays(memo: ContainmentMemo | None) -> dict[str, np.ndarray]:
+    """The containment index's memo (its documents' samples are the entries'; not stored twice)."""
+    if memo is None:
+        return {}
+    return {
+        "ci_key": np.array(memo.key),
+        "ci_digests": np.array(memo.digests, dtype="S16"),
+        "ci_usable": memo.usable.astype(np.int32),
+        "ci_pairs": memo.pairs.astype(np.int32 if len(memo.digests) < 2**31 else np.int64).reshape(-1, 2),
+        "ci_ignored": np.array(memo.ignored, dtype=np.int64),
+    }
+
+
+def _containment_from(z: Any, cache: PrepareCache) -> ContainmentMemo | None:
+    """The memo saved with ``cache``, its samples taken from the cache's entries; None when there
+    is none or it does not fit them (logged: the index is then built afresh)."""
+    if "ci_key" not in z.files:
+        return None
+    try:
+        digests = [d.ljust(16, b"\0") for d in z["ci_digests"].tolist()]
+        entry_of: dict[bytes, int] = {}
+        for i, d in enumerate(cache.digests):
+            entry_of.setdefault(d, i)
+        samples = [cache.samples[entry_of[d]] for d in digests]
+        usable = z["ci_usable"].astype(np.int64)
+        pairs = z["ci_pairs"].astype(np.int64).reshape(-1, 2)
+        n = len(digests)
+        if usable.size != n or (pairs.size and (pairs.min() < 0 or pairs.max() >= n)):
+            raise ValueError("its arrays disagree")
+        return ContainmentMemo(str(z["ci_key"]), digests, samples, usable, pairs, int(z["ci_ignored"]))
+    except (KeyError, ValueError, TypeError) as exc:
+        log.info("the containment index saved with the prepare cache does not fit it (%s); building it afresh", exc)
+        return None
 
 
 def stage_arrays(workspace: Path | str, arrays: Mapping[str, np.ndarray]) -> Path:
@@ -319,6 +356,7 @@ def _cache_from(z: Any) -> PrepareCache | None:
     n = len(cache.shas)
     if not (len(cache.digests) == n == cache.chars.size == cache.signatures.shape[0] == len(cache.samples) == len(cache.hits)):
         raise ValueError("its arrays disagree in length")
+    cache.containment = _containment_from(z, cache)
     return cache
 
 

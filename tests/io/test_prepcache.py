@@ -101,6 +101,43 @@ def test_the_cache_round_trips_every_entry(folder, tmp_path) -> None:
     assert np.array_equal(back.boiler, cache.boiler)
     assert all(np.array_equal(a, b) for a, b in zip(back.samples, cache.samples))
     assert all(np.array_equal(a, b) for a, b in zip(back.hits, cache.hits))
+    memo, saved = back.containment, cache.containment
+    assert memo is not None and saved is not None and len(saved.pairs) > 0
+    assert (memo.key, memo.digests, memo.ignored) == (saved.key, saved.digests, saved.ignored)
+    assert memo.pairs.tolist() == saved.pairs.tolist() and memo.usable.tolist() == saved.usable.tolist()
+    assert all(np.array_equal(a, b) for a, b in zip(memo.samples, saved.samples))
+
+
+def test_a_rescan_brings_the_containment_index_up_to_date_with_a_fresh_screens_pairs(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    assert first.run.counts["containment_index_updated"] == 0  # built
+    body = (folder / "a" / "020.txt").read_text(encoding="utf-8")
+    (folder / "b" / "new-excerpt.txt").write_text(body[30:200], encoding="utf-8")  # a new contained pair
+    (folder / "b" / "excerpt.txt").unlink()  # and one gone
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert again.run.counts["containment_index_updated"] == 1
+    assert _essentials(again) == _essentials(fresh)
+    path = {d.doc_id: Path(d.path).name for d in again.documents}
+    pairs = {(path[c.left], path[c.right]) for c in again.candidates if "containment" in c.methods}
+    assert ("020.txt", "new-excerpt.txt") in pairs
+    assert not any("excerpt.txt" in pair for pair in pairs)
+
+
+def test_a_containment_memo_that_does_not_fit_its_cache_is_dropped_not_the_cache(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    path = out / CACHE_FILE
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays["ci_pairs"] = arrays["ci_pairs"] + 10_000  # rows past its documents
+    with path.open("wb") as fh:
+        np.savez(fh, **arrays)
+    back = load_cache(out)
+    assert back is not None and back.containment is None and len(back.shas) > 60
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] > 60 and again.run.counts["containment_index_updated"] == 0
 
 
 def test_cli_says_how_much_came_from_the_cache_and_no_cache_keeps_none(folder, tmp_path, capsys) -> None:

@@ -1,6 +1,7 @@
 """Compiled kernels (numba) of the containment index: a stable argsort of unsigned 64-bit keys (a
-radix sort, also used for the LSH bands), the postings from the sorted keys, the probe rounds, and
-the exact count of the usable samples two documents share.
+radix sort, also used for the LSH bands), the postings from the sorted keys, the probe rounds, the
+exact count of the usable samples two documents share, and the lookup of a few keys among every
+document's samples (a rescan bringing the index up to date).
 
 The probe (``probe_docs``) does per document what ``containment_pairs``' numpy rounds do per
 round, and skips what cannot pair: the samples a document holds alone come first among its rarest
@@ -197,12 +198,15 @@ def shared_usable(group, first_of_doc, group_size, bucket_cap, pairs, out):  # p
 
 
 @njit(cache=True, nogil=True)
-def probe_docs(d0, d1, group, first_of_doc, group_start, group_size, post_docs, threshold, bucket_cap, need):  # pragma: no cover - compiled
+def probe_docs(  # pragma: no cover - compiled
+    d0, d1, group, first_of_doc, group_start, group_size, post_docs, threshold, bucket_cap, need, usable
+):
     """The containment index's probe for documents ``d0 .. d1 - 1`` (``containment_pairs``' numpy
     rounds, one document at a time): each document's usable samples (keys in at most
     ``bucket_cap`` documents), its ``need[d]`` (shared samples required, the threshold less three
     binomial standard errors), and the pairs with every document in the postings of its
-    ``n - need + 1`` rarest samples (fewest documents first, then key order).
+    ``n - need + 1`` rarest samples (fewest documents first, then key order). ``usable[d]``: how
+    many of its samples are usable.
 
     Returns the pairs found, (low, high) rows, not deduplicated.
     """
@@ -230,6 +234,7 @@ def probe_docs(d0, d1, group, first_of_doc, group_start, group_size, post_docs, 
         lowered = max(0.0, threshold - 3.0 * np.sqrt(spread / n))
         need_d = max(1, np.int64(np.ceil(lowered * m - 1e-9)))
         need[d] = need_d
+        usable[d] = m
         prefix = min(max(m - need_d + 1, 0), m)
         # The rarest come first: the samples in this document only, which pair it with nothing.
         probes = prefix - (m - shared)
@@ -250,3 +255,39 @@ def probe_docs(d0, d1, group, first_of_doc, group_start, group_size, post_docs, 
                 out[k, 1] = max(d, other)
                 k += 1
     return out[:k]
+
+
+@njit(cache=True, nogil=True)
+def lookup_docs(keys, first_of_doc, key_set, bits, shift, starts, start_shift):  # pragma: no cover - compiled
+    """Where the values of the sorted ``key_set`` occur among ``keys`` (document d's are
+    ``keys[first_of_doc[d]:first_of_doc[d + 1]]``): (the document of each occurrence, its value's
+    place in ``key_set``), in document order.
+
+    Bit ``v >> shift`` of ``bits`` (uint64 words, small enough to stay in the cache) is clear for
+    most values not in the set; the others are looked for in ``key_set[starts[t]:starts[t + 1]]``,
+    ``t = v >> start_shift`` (a few values at most, where a binary search of the whole set cost ten
+    times as much, each of its steps a cache miss)."""
+    docs = np.empty(1024, dtype=np.int64)
+    places = np.empty(1024, dtype=np.int64)
+    k = 0
+    for d in range(first_of_doc.size - 1):
+        for e in range(first_of_doc[d], first_of_doc[d + 1]):
+            v = keys[e]
+            slot = v >> shift
+            if not (bits[slot >> np.uint64(6)] >> (slot & np.uint64(63))) & np.uint64(1):
+                continue
+            t = v >> start_shift
+            for p in range(starts[t], starts[t + 1]):
+                if key_set[p] == v:
+                    if k == docs.size:
+                        grown_docs = np.empty(2 * k, dtype=np.int64)
+                        grown_docs[:k] = docs
+                        docs = grown_docs
+                        grown_places = np.empty(2 * k, dtype=np.int64)
+                        grown_places[:k] = places
+                        places = grown_places
+                    docs[k] = d
+                    places[k] = p
+                    k += 1
+                    break
+    return docs[:k], places[:k]
