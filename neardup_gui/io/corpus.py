@@ -788,31 +788,56 @@ def check_integrity(
     total = len(documents)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
     # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
-    for n, doc in enumerate(documents):
-        if n % 512 == 0:
-            progress.report("check", n, total)
-        if not doc.sha256:
-            continue
-        progress.check()
-        stamp = stamps.get(doc.path)
-        if stamp is not None and _stamp_of(root_path, root_text, doc.path) == stamp:
-            continue
-        what = _changed(root_path, root_text, doc)
-        if what:
-            changes.append((doc.path, what))
+    stamp_of = _Stamper(root_path, root_text)
+    try:
+        for n, doc in enumerate(documents):
+            if n % 512 == 0:
+                progress.report("check", n, total)
+            if not doc.sha256:
+                continue
+            progress.check()
+            stamp = stamps.get(doc.path)
+            if stamp is not None and stamp_of(doc.path) == stamp:
+                continue
+            what = _changed(root_path, root_text, doc)
+            if what:
+                changes.append((doc.path, what))
+    finally:
+        stamp_of.close()
     progress.report("check", total, total)
     return changes
 
 
+class _Stamper:
+    """``file_stamp`` of a file under the root by its relative path (None when it cannot be
+    stat'ed). Where the system allows, stat'ed relative to a handle on the root opened once: no
+    path joined per file (100,000 files: 0.28 against 0.39 s)."""
+
+    def __init__(self, root_path: Path, root_text: str) -> None:
+        self._root_path, self._root_text = root_path, root_text
+        self._fd: int | None = None
+        if os.stat in os.supports_dir_fd:
+            try:
+                self._fd = os.open(root_text, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                self._fd = None
+
+    def __call__(self, rel: str) -> tuple[int, ...] | None:
+        try:
+            if self._fd is not None and "\\x" not in rel:
+                return file_stamp(os.stat(rel, dir_fd=self._fd))
+            return file_stamp(os.stat(_file_path(self._root_path, self._root_text, rel)))
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 def _file_path(root_path: Path, root_text: str, rel: str) -> str:
     return os.path.join(root_text, rel) if "\\x" not in rel else str(fs_path(root_path, rel))
-
-
-def _stamp_of(root_path: Path, root_text: str, rel: str) -> tuple[int, ...] | None:
-    try:
-        return file_stamp(os.stat(_file_path(root_path, root_text, rel)))
-    except OSError:
-        return None
 
 
 def _changed(root_path: Path, root_text: str, doc: Document) -> str:

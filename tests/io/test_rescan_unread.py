@@ -181,14 +181,25 @@ def test_a_text_taken_over_unread_is_checked_against_its_sha256_when_read(folder
 
 
 def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(folder) -> None:
+    odd = os.fsencode(folder) + b"/b/gbk_\xd6\xd0.txt"  # a name that is not UTF-8: shown as \xNN
+    with open(odd, "wb") as fh:
+        fh.write("旧稿全文，名字不是 UTF-8。".encode("utf-8"))
+    time.sleep(3 * SETTLE_NS / 1e9)  # settled: taken over unread on the second scan
     first = scan_folder(folder)
     second = scan_folder(folder, known=first.known_files())
     stamps = {p: second.stamps[p] for p in second.trusted}
-    assert check_integrity(folder, second.documents, stamps=stamps) == []
+    assert "b/gbk_\\xd6\\xd0.txt" in stamps
+    report, opened = _opened_during(lambda: check_integrity(folder, second.documents, stamps=stamps), folder)
+    assert report == [] and opened == []  # stat'ed only, the oddly named file too
     target = folder / "b" / "002-edit.txt"
     target.write_text(target.read_text(encoding="utf-8") + "补", encoding="utf-8")
+    with open(odd, "ab") as fh:
+        fh.write("补".encode("utf-8"))
     changed = dict(check_integrity(folder, second.documents, stamps=stamps))
-    assert set(changed) == {"b/002-edit.txt"} and "size" in changed["b/002-edit.txt"]
+    assert set(changed) == {"b/002-edit.txt", "b/gbk_\\xd6\\xd0.txt"}
+    assert all("size" in what for what in changed.values())
+    (folder / "a" / "008.txt").unlink()
+    assert dict(check_integrity(folder, second.documents, stamps=stamps))["a/008.txt"] == "missing"
 
 
 def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_again(folder, tmp_path, monkeypatch) -> None:

@@ -16,7 +16,7 @@ count is reported).
 A rescan does not build the index again: ``containment_index`` keeps what it found as a memo (saved
 with the prepare cache) and brings it up to date, looking only at the texts that came or went and at
 the documents whose usable samples changed with them (exactly a full build's pairs, at 100,000
-files and 1 % changed in about half its time).
+files and 1 % changed in about a quarter of its time: 0.22 s against 0.80 s).
 
 Imports numpy only.
 """
