@@ -342,6 +342,9 @@ def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead 
         rows += [ahead.manifest.values, ahead.manifest.digests]
     if result.cache is not None:
         rows += [result.cache.samples, result.cache.hits, result.cache.shas, result.cache.digests]
+        memo = result.cache.containment
+        if memo is not None:
+            rows += [part for part in (memo.samples, memo.digests) if isinstance(part, list)]
     for container in rows:
         empty_giving_way(container)
 
