@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
@@ -266,17 +266,23 @@ class LoadedCorpus:
         """The rows a later rescan may take over (``scan_folder``'s ``known``): every file read or
         taken over with a trustable status, except those written too close to this scan
         (``SETTLE_NS``)."""
+        return {row[0]: KnownFile(*row[1:]) for row in self.known_rows()}
+
+    def known_rows(self) -> list[tuple[Any, ...]]:
+        """``known_files`` as plain tuples, ``(path, *KnownFile fields)``: what the prepare cache
+        stores made without 100,000 ``KnownFile`` objects (0.35 s of their own)."""
         limit = self.started_ns - SETTLE_NS
-        out: dict[str, KnownFile] = {}
+        get = self.stamps.get
+        out: list[tuple[Any, ...]] = []
         for d in self.documents:
-            stamp = self.stamps.get(d.path)
+            stamp = get(d.path)
             status = STATUS_OK if d.status == STATUS_NO_SHINGLES else d.status
             if stamp is None or not d.sha256 or status not in TRUSTABLE_STATUSES:
                 continue
             if stamp[1] >= limit or stamp[2] >= limit:
                 continue
-            out[d.path] = KnownFile(stamp, status, d.message if status == d.status else "", d.size, d.mtime,
-                                    d.sha256, d.encoding, d.chars, d.extractor)  # fmt: skip
+            out.append((d.path, stamp, status, d.message if status == d.status else "", d.size, d.mtime,
+                        d.sha256, d.encoding, d.chars, d.extractor))  # fmt: skip
         return out
 
 

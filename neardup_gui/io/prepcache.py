@@ -40,8 +40,8 @@ from neardup_gui.io.corpus import KnownFile
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "CACHE_FILE", "cache_arrays", "known_arrays", "load_cache", "load_known", "load_pairs", "publish_cache",
-    "save_cache", "stage_arrays", "stage_cache",
+    "CACHE_FILE", "cache_arrays", "known_arrays", "known_row_arrays", "load_cache", "load_known", "load_pairs",
+    "publish_cache", "save_cache", "stage_arrays", "stage_cache",
 ]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"
@@ -139,15 +139,19 @@ def _json_list(values: list[Any]) -> str:
 def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
     """How each file was found, as the cache stores it (part of ``cache_arrays``; a caller with time
     to spare before the cache is written can make it then)."""
-    rows = list((known or {}).values())
-    stamps = [k.stamp for k in rows]
-    status, status_vocab = _codes([k.status for k in rows])
-    encoding, encoding_vocab = _codes([k.encoding for k in rows])
-    extractor, extractor_vocab = _codes([k.extractor for k in rows])
-    messages = {i: k.message for i, k in enumerate(rows) if k.message}
+    return known_row_arrays([(path, *row) for path, row in (known or {}).items()], read_key)
+
+
+def known_row_arrays(rows: list[tuple[Any, ...]], read_key: str) -> dict[str, np.ndarray]:
+    """``known_arrays`` of ``(path, *KnownFile fields)`` tuples (``LoadedCorpus.known_rows``)."""
+    stamps = [r[1] for r in rows]
+    status, status_vocab = _codes([r[2] for r in rows])
+    encoding, encoding_vocab = _codes([r[7] for r in rows])
+    extractor, extractor_vocab = _codes([r[9] for r in rows])
+    messages = {i: r[3] for i, r in enumerate(rows) if r[3]}
     return {
         "known_key": np.array(read_key),
-        "known_paths": np.array(_json_list(list((known or {}).keys()))),
+        "known_paths": np.array(_json_list([r[0] for r in rows])),
         "known_times": _sliced(lambda part: np.array([s[:3] for s in part], dtype=np.int64).reshape(-1, 3),
                                stamps, np.zeros((0, 3), dtype=np.int64)),
         "known_inodes": _sliced(lambda part: np.array([s[3:] for s in part], dtype=np.uint64).reshape(-1, 2),
@@ -157,9 +161,9 @@ def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[s
         "known_extractor": extractor,
         "known_vocab": np.array(json.dumps([status_vocab, encoding_vocab, extractor_vocab])),
         "known_messages": np.array(json.JSONEncoder(ensure_ascii=True).encode(messages)),
-        "known_mtime": np.array([k.mtime for k in rows], dtype=np.float64),
-        "known_sha": _sliced(lambda part: np.array(part, dtype="S64"), [k.sha256 for k in rows], np.zeros(0, dtype="S64")),
-        "known_chars": np.array([k.chars for k in rows], dtype=np.int64),
+        "known_mtime": np.array([r[5] for r in rows], dtype=np.float64),
+        "known_sha": _sliced(lambda part: np.array(part, dtype="S64"), [r[6] for r in rows], np.zeros(0, dtype="S64")),
+        "known_chars": np.array([r[8] for r in rows], dtype=np.int64),
     }  # fmt: skip
 
 

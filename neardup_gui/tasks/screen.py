@@ -36,7 +36,7 @@ from neardup_gui.io.corpus import CorpusError, LoadedCorpus, SourceTexts, check_
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
-    CACHE_FILE, cache_arrays, known_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
+    CACHE_FILE, cache_arrays, known_row_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
 )  # fmt: skip
 from neardup_gui.io.session import ManifestValues, ReviewSession, manifest_values
 
@@ -304,7 +304,7 @@ def screen_folder(
             memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
             known = made.known if made is not None else None
             if known is None:
-                known = known_arrays(corpus.known_files(), read_key)
+                known = known_row_arrays(corpus.known_rows(), read_key)
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
                                   known_made=known)  # fmt: skip
             del memo, known
@@ -367,7 +367,7 @@ class _OutputsAhead:
         self.manifest_csv = manifest_csv(documents)
         self.manifest = manifest_values(documents)
         if self._with_cache:
-            self.known = known_arrays(self._corpus.known_files(), self._read_key)
+            self.known = known_row_arrays(self._corpus.known_rows(), self._read_key)
 
 
 def manifest_csv(documents: Sequence[Document]) -> bytes:

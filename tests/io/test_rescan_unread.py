@@ -136,6 +136,22 @@ def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder,
     assert _essentials(again) == _essentials(fresh)
 
 
+def test_the_cache_holds_each_files_row_as_the_scan_found_it(folder, tmp_path) -> None:
+    from neardup_gui.io.extract import ExtractOptions
+    from neardup_gui.tasks import library_versions
+    from neardup_gui.tasks.screen import _read_key
+
+    (folder / "b" / "短.txt").write_text("短", encoding="utf-8")  # no shingles: stored as ok
+    _settle()
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    options = ExtractOptions(tables=PARAMS.docx_tables, headers_footers=PARAMS.docx_headers_footers)
+    stored = load_known(out, library_versions(), _read_key(PARAMS, options))
+    scanned = scan_folder(folder, extract_options=options).known_files()
+    assert stored == scanned and len(stored) > 50
+    assert stored["b/短.txt"].status == "ok" and stored["b/短.txt"].sha256
+
+
 def test_files_written_just_before_a_screen_are_read_again_next_time(folder, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(corpus_mod, "SETTLE_NS", 60 * 1_000_000_000)  # everything counts as just written
     out = tmp_path / "ws"
