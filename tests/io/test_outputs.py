@@ -74,3 +74,23 @@ def test_files_are_readable_by_others_like_any_new_file(tmp_path: Path) -> None:
     for path in (out / "manifest.csv", out / "extra.csv", out / "normalized" / "d1.txt"):
         assert path.stat().st_mode & 0o044 == 0o044, path  # mkstemp's 0600 would hide them
     assert (out / "extra.csv").read_bytes().decode("utf-8-sig") == "a\r\n'=1+1\r\n"
+
+
+def test_the_manifest_digest_is_sha256_over_each_rows_id_path_size_hash_and_status(tmp_path: Path) -> None:
+    import hashlib
+
+    from neardup_gui.io.corpus import scan_folder
+    from neardup_gui.tasks import manifest_digest
+
+    src = tmp_path / "稿件"
+    (src / "a").mkdir(parents=True)
+    (src / "a" / "一.txt").write_text("第一篇文章的正文内容。" * 5, encoding="utf-8")
+    (src / "a" / "empty.txt").write_bytes(b"")
+    (src / "二.txt").write_bytes("第二篇".encode("gb18030"))
+    documents = scan_folder(src).documents
+    expected = hashlib.sha256()
+    for d in documents:  # the definition run.json and the workbook's readers rely on
+        expected.update(f"{d.doc_id}\x1f{d.path}\x1f{d.size}\x1f{d.sha256}\x1f{d.status}\x1e".encode("utf-8"))
+    assert manifest_digest(documents) == expected.hexdigest()
+    assert manifest_digest(()) == hashlib.sha256(b"").hexdigest()
+    assert manifest_digest(documents[:-1]) != manifest_digest(documents)
