@@ -142,13 +142,17 @@ def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[s
     return known_row_arrays([(path, *row) for path, row in (known or {}).items()], read_key)
 
 
+# Where each KnownFile field sits in a known row (``(path, *fields)``).
+_STAMP, _STATUS, _MESSAGE, _SIZE, _MTIME, _SHA, _ENCODING, _CHARS, _EXTRACTOR = range(1, len(KnownFile._fields) + 1)
+
+
 def known_row_arrays(rows: list[tuple[Any, ...]], read_key: str) -> dict[str, np.ndarray]:
     """``known_arrays`` of ``(path, *KnownFile fields)`` tuples (``LoadedCorpus.known_rows``)."""
-    stamps = [r[1] for r in rows]
-    status, status_vocab = _codes([r[2] for r in rows])
-    encoding, encoding_vocab = _codes([r[7] for r in rows])
-    extractor, extractor_vocab = _codes([r[9] for r in rows])
-    messages = {i: r[3] for i, r in enumerate(rows) if r[3]}
+    stamps = [r[_STAMP] for r in rows]
+    status, status_vocab = _codes([r[_STATUS] for r in rows])
+    encoding, encoding_vocab = _codes([r[_ENCODING] for r in rows])
+    extractor, extractor_vocab = _codes([r[_EXTRACTOR] for r in rows])
+    messages = {i: r[_MESSAGE] for i, r in enumerate(rows) if r[_MESSAGE]}
     return {
         "known_key": np.array(read_key),
         "known_paths": np.array(_json_list([r[0] for r in rows])),
@@ -161,9 +165,9 @@ def known_row_arrays(rows: list[tuple[Any, ...]], read_key: str) -> dict[str, np
         "known_extractor": extractor,
         "known_vocab": np.array(json.dumps([status_vocab, encoding_vocab, extractor_vocab])),
         "known_messages": np.array(json.JSONEncoder(ensure_ascii=True).encode(messages)),
-        "known_mtime": np.array([r[5] for r in rows], dtype=np.float64),
-        "known_sha": _sliced(lambda part: np.array(part, dtype="S64"), [r[6] for r in rows], np.zeros(0, dtype="S64")),
-        "known_chars": np.array([r[8] for r in rows], dtype=np.int64),
+        "known_mtime": np.array([r[_MTIME] for r in rows], dtype=np.float64),
+        "known_sha": _sliced(lambda part: np.array(part, dtype="S64"), [r[_SHA] for r in rows], np.zeros(0, dtype="S64")),
+        "known_chars": np.array([r[_CHARS] for r in rows], dtype=np.int64),
     }  # fmt: skip
 
 
