@@ -581,7 +581,9 @@ def _verify_and_flag(
                     todo.append((i, j))
                 else:
                     methods = proposals.methods_of((min(i, j), max(i, j)))
-                    kept.append(replace(old, left=left.doc_id, right=right.doc_id, methods=methods))
+                    if (old.left, old.right, old.methods) != (left.doc_id, right.doc_id, methods):
+                        old = replace(old, left=left.doc_id, right=right.doc_id, methods=methods)
+                    kept.append(old)  # as it was, mostly (a replace of each cost 60 ms at 8,800 pairs)
                     taken += 1
             chunk = todo
         if use_helper and len(chunk) >= HELPER_MIN_PAIRS:
