@@ -22,7 +22,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -122,6 +122,8 @@ class PairMemo:
         pairs: (left file SHA-256, right file SHA-256) -> its candidate, left and right by path.
         min_count: Its boilerplate index's ``min_count`` (the template flag's note names it).
         rejected: (left file SHA-256, right file SHA-256), by path, of the pairs it rejected.
+        lines: The stored form of each pair as read back (``io.prepcache``), by the same keys: a
+            pair taken over unchanged is stored again as it was, not encoded again.
     """
 
     params: Mapping[str, object]
@@ -129,6 +131,7 @@ class PairMemo:
     pairs: Mapping[tuple[str, str], Candidate]
     min_count: int = 0
     rejected: frozenset[tuple[str, str]] = frozenset()
+    lines: Mapping[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
 
     def applies_to(self, params: ScreenParams) -> bool:
         """Were these pairs verified with ``params`` (compared as canonical JSON)?"""

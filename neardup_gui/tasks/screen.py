@@ -232,7 +232,7 @@ def screen_folder(
     finally:
         if helper is not None:
             helper.close()
-    del cache, previous
+    del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
     # After the run every file is stat'ed; one whose stamp moved since it was read, or written just
     # before the scan, is hashed again (reread: every file is).
     stamps = {} if reread else corpus.settled_stamps()
@@ -306,7 +306,7 @@ def screen_folder(
             if known is None:
                 known = known_row_arrays(corpus.known_rows(), read_key)
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                                  known_made=known)  # fmt: skip
+                                  known_made=known, earlier_pairs=previous)  # fmt: skip
             del memo, known
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
             staged: Future[Path] | None = None

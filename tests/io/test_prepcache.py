@@ -319,3 +319,31 @@ def test_staged_cache_files_left_by_a_killed_screen_are_removed_by_the_next(fold
     assert not killed.exists()
     assert staging.exists() and keep.exists()
     assert load_cache(out) is not None
+
+
+def test_pairs_taken_over_are_stored_as_read_and_changed_ones_afresh(folder, tmp_path, monkeypatch) -> None:
+    from neardup_gui.io import prepcache
+    from neardup_gui.io.prepcache import load_pairs
+
+    out = tmp_path / "ws"
+    params = PARAMS.with_(all_scores="never")  # pairs are taken over only without TF-IDF scores
+    screen_folder(folder, params, out_dir=out)
+    with np.load(out / CACHE_FILE) as z:
+        before = z["pairs_json"].tobytes()
+    encoded: list[object] = []
+    real_row = prepcache._candidate_row
+    monkeypatch.setattr(prepcache, "_candidate_row", lambda c: encoded.append(c) or real_row(c))
+    again = screen_folder(folder, params, out_dir=out)
+    assert again.run.counts["pairs_from_previous_run"] == len(again.candidates) > 0
+    assert encoded == []  # every pair stored as it was read
+    with np.load(out / CACHE_FILE) as z:
+        assert z["pairs_json"].tobytes() == before
+    (folder / "a" / "000.txt").rename(folder / "a" / "zzz-renamed.txt")  # same bytes, another doc_id
+    renamed = screen_folder(folder, params, out_dir=out)
+    moved = [c for c in renamed.candidates if "zzz-renamed" in renamed.documents_by_id[c.left].path
+             or "zzz-renamed" in renamed.documents_by_id[c.right].path]  # fmt: skip
+    assert moved and all(c in encoded for c in moved)  # encoded afresh: their ids changed
+    by_id = renamed.documents_by_id
+    stored = load_pairs(out)
+    assert stored is not None
+    assert stored.pairs == {(by_id[c.left].sha256, by_id[c.right].sha256): c for c in renamed.candidates}
