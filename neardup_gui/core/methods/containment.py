@@ -269,14 +269,16 @@ class ContainmentMemo:
 
 
 def memo_key(threshold: float, bucket_cap: int) -> str:
+    """What a memo's pairs depend on besides the samples (which the prepare cache's key covers)."""
     return json.dumps([float(threshold), int(bucket_cap)])
 
 
 # Past this share of the documents added or gone, the index is built afresh (bringing it up to date
 # costs about as much from there).
 _UPDATE_MAX_SHARE = 0.2
-# Top bits of a sample that index the lookup table ruling most samples out before a binary search
-# (4 MB; the sampling class is chosen by the low bits, so the top ones are spread evenly).
+# Top bits of a sample that index the table ruling most samples out before they are looked for
+# (4 million entries: bools for the numpy lookup, 512 KB of bits for the compiled one; the sampling
+# class is chosen by the low bits, so the top ones are spread evenly).
 _TABLE_BITS = 22
 _TABLE_SHIFT = np.uint64(64 - _TABLE_BITS)
 # The compiled lookup then finds a value among the set's values with the same top bits.
