@@ -132,7 +132,7 @@ def _full_index(
     # memory of int64 for the arrays below, which make this stage's peak.
     idx_type = np.int32 if total_entries < 2**31 else np.int64
     # Entries in document order; within a document, in key order (each sample array is sorted).
-    keys = np.concatenate(samples).astype(np.uint64, copy=False)
+    keys = _concat(samples)
     first_of_doc = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(counts, out=first_of_doc[1:])
     progress.check()
@@ -189,9 +189,7 @@ def _full_index(
         # lists are short.
         n_usable = np.bincount(member[ok] - d0, minlength=d1 - d0)
         n_usable_of[d0:d1] = n_usable
-        n = np.maximum(n_usable, 1).astype(np.float64)
-        lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
-        need[d0:d1] = np.maximum(1, np.ceil(lowered * n_usable - 1e-9)).astype(np.int64)
+        need[d0:d1] = need_of(n_usable, threshold)
         prefix = np.clip(n_usable - need[d0:d1] + 1, 0, n_usable)
         entries = np.flatnonzero(ok)
         rarest_first = entries[stable_argsort((member[entries] - d0) * np.int64(bucket_cap + 1) + df[entries])]
@@ -236,8 +234,9 @@ def _full_index(
 
 
 def need_of(usable: np.ndarray, threshold: float) -> np.ndarray:
-    """Shared usable samples a document needs as the contained side (as the probe computes it):
-    the threshold less three binomial standard errors, times its usable samples, at least one."""
+    """Shared usable samples a document needs as the contained side (the compiled probe computes
+    the same): the threshold less three binomial standard errors, times its usable samples, at
+    least one."""
     m = np.asarray(usable, dtype=np.int64)
     n = np.maximum(m, 1).astype(np.float64)
     lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
