@@ -34,12 +34,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from neardup_gui.core.normalize import normalize_batch, to_text
-from neardup_gui.core.progress import give_way, slices_giving_way
+from neardup_gui.core.progress import give_way
 from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES, csv_cell
 from neardup_gui.io.paths import atomic_write_bytes
@@ -148,27 +149,79 @@ class _LocalTimes:
             second = math.floor(epoch)
             if epoch - second >= 0.999999 or not _FIRST_SECOND <= second <= _LAST_SECOND:
                 return iso_time(epoch)
-            span = second // 86400
-            if span in self._spans:
-                offset = self._spans[span]
-            else:
-                first = time.localtime(span * 86400).tm_gmtoff
-                last = time.localtime(span * 86400 + 86399).tm_gmtoff
-                offset = self._spans[span] = first if first == last else None
+            offset = self._offset(second // 86400)
             if offset is None:
                 offset = time.localtime(second).tm_gmtoff
             day, in_day = divmod(second + offset, 86400)
-            day_text = self._days.get(day)
-            if day_text is None:
-                day_text = self._days[day] = (_EPOCH_DATE + timedelta(days=day)).isoformat()
-            zone = self._zones.get(offset)
-            if zone is None:
-                zone = datetime(2000, 1, 1, tzinfo=timezone(timedelta(seconds=offset))).isoformat()[19:]
-                self._zones[offset] = zone
             hours, rest = divmod(in_day, 3600)
-            return f"{day_text}T{hours:02d}:{rest // 60:02d}:{rest % 60:02d}{zone}"
+            return f"{self._day(day)}T{hours:02d}:{rest // 60:02d}:{rest % 60:02d}{self._zone(offset)}"
         except (ValueError, OverflowError, OSError):
             return iso_time(epoch)
+
+    def many(self, epochs: Sequence[float | None]) -> list[str]:
+        """``[self(e) if e else "" for e in epochs]``, the usual times worked out over arrays
+        (0.18 -> 0.05 s for 100,000 file times): those with a fraction that may carry into the
+        next second, outside the printable years, not finite, or on a UTC day when the offset
+        changes go through ``__call__`` one by one."""
+        n = len(epochs)
+        try:
+            values = np.array([e if e else 0.0 for e in epochs], dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):  # not a number, or an int past a float's range
+            return [self(e) if e else "" for e in epochs]
+        with np.errstate(invalid="ignore"):
+            seconds = np.floor(values)
+            usual = (values != 0.0) & (values - seconds < 0.999999)  # (False where not finite)
+            usual &= (seconds >= _FIRST_SECOND) & (seconds <= _LAST_SECOND)
+        picked = np.flatnonzero(usual)
+        whole = seconds[picked].astype(np.int64)
+        spans, span_of = np.unique(whole // 86400, return_inverse=True)
+        span_offsets = [self._offset(int(span)) for span in spans.tolist()]
+        known = np.array([o is not None for o in span_offsets], dtype=bool)[span_of]
+        picked, whole, span_of = picked[known], whole[known], span_of[known]
+        offsets = np.array([0 if o is None else o for o in span_offsets], dtype=np.int64)[span_of]
+        days, in_day = np.divmod(whole + offsets, 86400)
+        out = [""] * n
+        rest_of = np.ones(n, dtype=bool)
+        rest_of[picked] = False
+        for i in np.flatnonzero(rest_of).tolist():
+            if epochs[i]:
+                out[i] = self(epochs[i])
+        # Each distinct date, time of day and zone is printed once; the pieces are then joined.
+        day_values, day_at = np.unique(days, return_inverse=True)
+        clock_values, clock_at = np.unique(in_day, return_inverse=True)
+        zone_values, zone_at = np.unique(offsets, return_inverse=True)
+        day_texts = [self._day(day) for day in day_values.tolist()]
+        clocks = [f"T{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}" for t in clock_values.tolist()]
+        zones = [self._zone(offset) for offset in zone_values.tolist()]
+        for i, d, c, z in zip(picked.tolist(), day_at.tolist(), clock_at.tolist(), zone_at.tolist()):
+            out[i] = day_texts[d] + clocks[c] + zones[z]
+        return out
+
+    def _offset(self, span: int) -> int | None:
+        """The UTC offset of the whole UTC day ``span`` (days since the epoch), or None when it
+        changes within that day."""
+        offset = self._spans.get(span, _UNSEEN)
+        if offset is _UNSEEN:
+            first = time.localtime(span * 86400).tm_gmtoff
+            last = time.localtime(span * 86400 + 86399).tm_gmtoff
+            offset = self._spans[span] = first if first == last else None
+        return offset  # type: ignore[return-value]
+
+    def _day(self, day: int) -> str:
+        text = self._days.get(day)
+        if text is None:
+            text = self._days[day] = (_EPOCH_DATE + timedelta(days=day)).isoformat()
+        return text
+
+    def _zone(self, offset: int) -> str:
+        text = self._zones.get(offset)
+        if text is None:
+            text = datetime(2000, 1, 1, tzinfo=timezone(timedelta(seconds=offset))).isoformat()[19:]
+            self._zones[offset] = text
+        return text
+
+
+_UNSEEN = object()
 
 
 _EPOCH_DATE = date(1970, 1, 1)
@@ -180,11 +233,15 @@ _LAST_SECOND = (date(9998, 12, 31) - _EPOCH_DATE).days * 86400
 
 def manifest_rows(documents: Iterable[Document]) -> list[tuple[Any, ...]]:
     """One row per manifest entry, in ``MANIFEST_COLUMNS`` order (mtime as local ISO 8601)."""
-    local = _LocalTimes()
+    documents = documents if isinstance(documents, (list, tuple)) else list(documents)
+    times = _LocalTimes().many([d.mtime for d in documents])
     head = operator.attrgetter("doc_id", "source_id", "version", "path", "size")
     tail = operator.attrgetter("sha256", "encoding", "chars", "status", "message", "extractor")
-    return [(*head(d), local(d.mtime) if d.mtime else "", *tail(d))
-            for part in slices_giving_way(documents, 1024) for d in part]  # fmt: skip
+    rows: list[tuple[Any, ...]] = []
+    for lo in range(0, len(documents), 1024):
+        give_way()
+        rows += [(*head(d), t, *tail(d)) for d, t in zip(documents[lo : lo + 1024], times[lo : lo + 1024])]
+    return rows
 
 
 def candidate_rows(
@@ -235,11 +292,47 @@ def _safe_column(column: tuple[Any, ...]) -> tuple[Any, ...] | list[Any]:
     if kinds <= _PLAIN_TYPES:
         return column
     if kinds == {str}:
-        risky = list(map(str.startswith, column, repeat(FORMULA_PREFIXES)))
-        if True not in risky:
-            return column
-        return ["'" + v if r else v for v, r in zip(column, risky)]
+        if _FORMULA_FIRST.isdisjoint({v[:1] for v in column}):
+            return column  # (half the time of ``str.startswith`` mapped over the column)
+        return ["'" + v if v.startswith(FORMULA_PREFIXES) else v for v in column]
     return list(map(csv_cell, column))
+
+
+# Every formula prefix is one character: a cell is risky when its first character is one of them.
+_FORMULA_FIRST = frozenset(FORMULA_PREFIXES)
+assert all(len(p) == 1 for p in FORMULA_PREFIXES)
+
+
+def _column_texts(column: Sequence[Any]) -> Sequence[str] | None:
+    """The column's cells as ``csv.writer`` prints them unquoted (int as ``str``), or None when
+    one is of another type or holds a character that makes the writer quote it (``"``, ``,``,
+    CR, LF)."""
+    kinds = set(map(type, column))
+    if kinds == {int}:
+        return list(map(str, column))
+    if kinds != {str}:
+        return None
+    joined = "".join(column)
+    if '"' in joined or "," in joined or "\r" in joined or "\n" in joined:
+        return None
+    return column
+
+
+def _joined_rows(columns: Sequence[Sequence[Any]]) -> str | None:
+    """What ``csv_bytes``' writer (CRLF line ends) writes for the rows of ``columns``
+    (each a column of one slice), made by joining the cells, when no cell needs quoting and every
+    column is all ``str`` or all ``int``; otherwise None. A row of one cell is left to the writer
+    (an empty one is written as ``""``). Joining costs a third of the writer's time: at 100,000
+    manifest rows 0.1 s instead of 0.3 s."""
+    if len(columns) < 2:
+        return None
+    texts = []
+    for column in columns:
+        text = _column_texts(column)
+        if text is None:
+            return None
+        texts.append(text)
+    return "\r\n".join(map(",".join, zip(*texts))) + "\r\n"
 
 
 # Rows per slice of work in ``csv_bytes``: each C call (column checks, writerows, encode) covers
@@ -265,7 +358,7 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     step = max(64, min(_CSV_SLICE, _CSV_SLICE_CHARS // _row_width(rows[0]))) if rows else _CSV_SLICE
     for lo in range(0, max(len(rows), 1), step):
         give_way()  # each slice is one C call (~7 ms for 1,024 manifest rows)
-        _write_rows(writer, rows[lo : lo + step])
+        _write_rows(writer, buf, rows[lo : lo + step])
         parts.append(buf.getvalue().encode("utf-8"))
         buf.seek(0)
         buf.truncate()
@@ -280,7 +373,8 @@ def _row_width(row: Sequence[Any]) -> int:
         return 1
 
 
-def _write_rows(writer: Any, rows: list[Sequence[Any]]) -> None:
+def _write_rows(writer: Any, out: _stdio.StringIO, rows: list[Sequence[Any]]) -> None:
+    """Write one slice of rows, escaped, into ``out`` (through ``writer`` unless joined)."""
     try:
         widths = set(map(len, rows))
     except TypeError:  # a row without a length
@@ -288,8 +382,11 @@ def _write_rows(writer: Any, rows: list[Sequence[Any]]) -> None:
     if len(widths) == 1 and 0 not in widths:
         columns_in = list(zip(*rows))
         columns_out = list(map(_safe_column, columns_in))
-        if all(map(operator.is_, columns_in, columns_out)):
-            writer.writerows(rows)  # the common case: nothing to escape
+        joined = _joined_rows(columns_out)
+        if joined is not None:  # the common case: nothing to quote
+            out.write(joined)
+        elif all(map(operator.is_, columns_in, columns_out)):
+            writer.writerows(rows)  # nothing to escape
         else:
             writer.writerows(zip(*columns_out))
     else:  # no rows, empty rows or rows of different lengths: cell by cell
