@@ -120,6 +120,38 @@ class Document:
         return self.status == STATUS_OK
 
 
+def document(
+    doc_id: str,
+    source_id: str,
+    version: str,
+    path: str,
+    size: int,
+    mtime: float,
+    sha256: str,
+    encoding: str,
+    chars: int,
+    status: str,
+    message: str = "",
+    extractor: str = "text",
+) -> Document:
+    """``Document(...)``, the same object, made by giving the new object its ``__dict__`` at once
+    instead of through the frozen class's ``__init__``, which sets each field through
+    ``object.__setattr__``: 0.77 against 1.8 µs a document, ~0.1 s for each 100,000-file scan
+    and for each reading of a session's manifest. Kept in step with ``Document``'s fields (and
+    its lack of a ``__post_init__``) by a test."""
+    made = _new_object(Document)
+    _set_attribute(made, "__dict__", {
+        "doc_id": doc_id, "source_id": source_id, "version": version, "path": path, "size": size, "mtime": mtime,
+        "sha256": sha256, "encoding": encoding, "chars": chars, "status": status, "message": message,
+        "extractor": extractor,
+    })  # fmt: skip
+    return made
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
 @dataclass(frozen=True)
 class NormalizeOptions:
     """How raw text becomes the normalized text that is shingled.

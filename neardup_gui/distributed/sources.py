@@ -34,6 +34,7 @@ from neardup_gui.core.records import (
     STATUS_UNREADABLE,
     Document,
     ScreenParams,
+    document,
 )
 from neardup_gui.io import corpus
 from neardup_gui.io.extract import PLAIN_TEXT, ExtractOptions
@@ -165,11 +166,11 @@ def _plan_entries(
         source_id = display_path(e.source_id)[0]
         if e.status:
             message = "; ".join(m for m in (e.message, note) if m)
-            doc = Document(make_doc_id(path), source_id, corpus.DEFAULT_VERSION, path, e.size, e.mtime,
+            doc = document(make_doc_id(path), source_id, corpus.DEFAULT_VERSION, path, e.size, e.mtime,
                            "", "", 0, e.status, message, PLAIN_TEXT)  # fmt: skip
         else:
             # Filled in by the worker that reads the file; the note waits in ``message``.
-            doc = Document(make_doc_id(path), source_id, corpus.DEFAULT_VERSION, path, 0, 0.0,
+            doc = document(make_doc_id(path), source_id, corpus.DEFAULT_VERSION, path, 0, 0.0,
                            "", "", 0, STATUS_OK, note, PLAIN_TEXT)  # fmt: skip
         rows.append((doc, e))
     rows.sort(key=lambda r: r[0].path)
@@ -401,7 +402,7 @@ def _parquet_document(row: dict[str, str | None], text: str | None, default_sour
         message = "empty text" if not text else f"only whitespace ({len(text)} characters)"
     else:
         status, message = STATUS_OK, ""
-    return Document(doc_id, source_id, version, path, len(data), 0.0, sha, "utf-8", len(text or ""),
+    return document(doc_id, source_id, version, path, len(data), 0.0, sha, "utf-8", len(text or ""),
                     status, message, PARQUET_EXTRACTOR)  # fmt: skip
 
 

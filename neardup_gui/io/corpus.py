@@ -58,6 +58,7 @@ from neardup_gui.core.records import (
     STATUS_UNDECODABLE,
     STATUS_UNREADABLE,
     Document,
+    document,
 )
 from neardup_gui.io.decoding import (
     BinaryContentError,
@@ -739,7 +740,7 @@ def scan_folder(
         if source_id is None:
             source_id = source_ids[e.source_id] = display_path(e.source_id)[0]
         documents.append(
-            Document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
+            document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
                      sha, enc, chars, status, message, extractor)
         )
     documents.sort(key=lambda d: d.path)

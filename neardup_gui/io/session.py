@@ -70,6 +70,7 @@ from neardup_gui.core.records import (
     FlagEvidence,
     RunRecord,
     Segment,
+    document,
 )
 from neardup_gui.core.review import (
     RETAINED_CHOICES,
@@ -643,7 +644,7 @@ class ReviewSession:
 
     def documents(self, run_id: str | None = None) -> list[Document]:
         """The manifest of a run (default: the latest), ordered by path."""
-        return [Document(*r) for r in self._manifest(_DOC_FIELDS, self._resolve_run(run_id), order="path")]
+        return [document(*r) for r in self._manifest(_DOC_FIELDS, self._resolve_run(run_id), order="path")]
 
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
