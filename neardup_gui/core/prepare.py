@@ -602,57 +602,72 @@ def _assemble(
     or an earlier run's cache entries (``reuse``: position -> entry, -1 for no shingles)."""
     reuse = reuse or {}
     total = len(doc_ids)
-    out = Prepared([], [], [], [], [], [] if keep_cps else None, samples=[])
-    kept_hashes: list[np.ndarray] = []
-    sizes: list[int] = []
-    hits: list[np.ndarray] = []
-    # Where each kept document's signature row comes from: the cache (its entry) or a batch (its
-    # row there); the rows are gathered with one fancy index per source after the loop.
-    from_cache: list[int] = []
-    cache_entries: list[int] = []
-    from_batch: dict[int, tuple[np.ndarray, list[int], list[int]]] = {}
-    for p in range(total):
-        doc_id = doc_ids[p]
-        e = reuse.get(p)
-        if e == -1:
-            out.no_shingles.append(doc_id)
+    out = Prepared([], [], [], [], [], None, samples=[])
+    # Each kept document's values are gathered from one list per field, by index: the cache's
+    # entries first, then each batch's documents in turn. ``at``: per position, its index there
+    # (-1: no shingles; -2: in a batch, looked up below). Gathering by index instead of a loop
+    # doing it all per document: 0.25 -> ~0.05 s for a 100,000-file rescan.
+    from_cache = len(cache) if cache is not None and reuse else 0
+    digests: list[bytes] = list(cache.digests) if from_cache else []
+    chars: list[int] = cache.chars.tolist() if from_cache else []
+    samples: list[np.ndarray] = list(cache.samples) if from_cache else []
+    hits_all: list[np.ndarray] = list(cache.hits) if from_cache else []
+    sizes_all: list[int] = []  # from the batches only (offset ``from_cache``), as hashes and cps
+    hashes_all: list[np.ndarray] = []
+    cps_all: list[np.ndarray] = []
+    at = [-2] * total
+    for p, e in reuse.items():
+        at[p] = e
+    batches: dict[int, tuple[_Batch, int]] = {}  # id -> (batch, its first index)
+    for p in [p for p in range(total) if at[p] == -2]:
+        found = locate(p)
+        assert found is not None, doc_ids[p]
+        batch, n = found
+        assert batch.boiler_hits is not None
+        if batch.sizes[n] == 0:
+            at[p] = -1
             continue
-        if e is not None:
-            assert cache is not None
-            digest, chars, sample, hit = cache.digests[e], int(cache.chars[e]), cache.samples[e], cache.hits[e]
-            from_cache.append(len(out.doc_ids))
-            cache_entries.append(e)
-        else:
-            found = locate(p)
-            assert found is not None, doc_id
-            batch, n = found
-            assert batch.boiler_hits is not None
-            if batch.sizes[n] == 0:
-                out.no_shingles.append(doc_id)
-                continue
-            digest, chars, sample, hit = batch.digests[n], batch.chars[n], batch.samples[n], batch.boiler_hits[n]
-            rows_of = from_batch.get(id(batch))
-            if rows_of is None:
-                rows_of = from_batch[id(batch)] = (batch.sigs, [], [])
-            rows_of[1].append(len(out.doc_ids))
-            rows_of[2].append(batch.sig_row[n])
-            sizes.append(batch.sizes[n])
+        seen = batches.get(id(batch))
+        if seen is None:
+            seen = batches[id(batch)] = (batch, len(digests))
+            digests += batch.digests
+            chars += batch.chars
+            samples += batch.samples
+            hits_all += batch.boiler_hits
+            sizes_all += batch.sizes
             if keep_hashes:
-                kept_hashes.append(batch.hashes[n])
-            if out.cps is not None:
-                out.cps.append(batch.cps[n])  # type: ignore[index]
-        out.doc_ids.append(doc_id)
-        out.digests.append(digest)
-        out.normalized_chars.append(chars)
-        out.samples.append(sample)
-        hits.append(hit)
-    rows = len(out.doc_ids)
-    sigs = np.empty((rows, params.num_perm), dtype=np.uint32)
-    if from_cache:
+                hashes_all += batch.hashes
+            if keep_cps:
+                assert batch.cps is not None
+                cps_all += batch.cps
+        at[p] = seen[1] + n
+    kept = [p for p in range(total) if at[p] >= 0]
+    out.no_shingles = [doc_ids[p] for p in range(total) if at[p] == -1]
+    rows = [at[p] for p in kept]
+    out.doc_ids = [doc_ids[p] for p in kept]
+    out.digests = [digests[i] for i in rows]
+    out.normalized_chars = [chars[i] for i in rows]
+    out.samples = [samples[i] for i in rows]
+    hits = [hits_all[i] for i in rows]
+    from_batches = [i - from_cache for i in rows if i >= from_cache]
+    sizes = [sizes_all[i] for i in from_batches]
+    kept_hashes = [hashes_all[i] for i in from_batches] if keep_hashes else []
+    if keep_cps:
+        out.cps = [cps_all[i] for i in from_batches]
+    # The signature rows: one fancy index from the cache, one per batch.
+    index = np.asarray(rows, dtype=np.int64)
+    sigs = np.empty((len(rows), params.num_perm), dtype=np.uint32)
+    cached = np.flatnonzero(index < from_cache)
+    if cached.size:
         assert cache is not None
-        sigs[np.asarray(from_cache, dtype=np.int64)] = cache.signatures[np.asarray(cache_entries, dtype=np.int64)]
-    for batch_sigs, at, batch_rows in from_batch.values():
-        sigs[np.asarray(at, dtype=np.int64)] = batch_sigs[np.asarray(batch_rows, dtype=np.int64)]
+        sigs[cached] = cache.signatures[index[cached]]
+    if batches:  # the batches' indexes are consecutive ranges: found in the sorted indexes
+        order = np.argsort(index, kind="stable")
+        ordered = index[order]
+        for batch, first in batches.values():
+            lo, hi = np.searchsorted(ordered, [first, first + len(batch.digests)])
+            mine = order[lo:hi]
+            sigs[mine] = batch.sigs[np.asarray(batch.sig_row, dtype=np.int64)[index[mine] - first]]
     out.hashes = kept_hashes if keep_hashes else LazyHashes(out.doc_ids, texts, params)
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
     out.signatures = sigs
@@ -667,10 +682,9 @@ def _assemble(
 def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits: list[np.ndarray], params: ScreenParams) -> PrepareCache:
     """This run's entries, one per distinct file SHA-256 (documents with shingles only)."""
     first: dict[str, int] = {}
-    for i, d in enumerate(out.doc_ids):
-        sha = keys.get(d, "")
-        if sha and sha not in first:
-            first[sha] = i
+    for i, sha in enumerate([keys.get(d, "") for d in out.doc_ids]):
+        first.setdefault(sha, i)
+    first.pop("", None)
     rows = list(first.values())
     empty = frozenset(keys[d] for d in out.no_shingles if keys.get(d))
     assert out.signatures is not None and out.samples is not None
@@ -682,7 +696,7 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
         out.signatures[np.asarray(rows, dtype=np.int64)] if rows else out.signatures[:0],
         [out.samples[i] for i in rows],
         boiler,
-        [hits[i].astype(np.int32) for i in rows],
+        [h if h.dtype == np.int32 else h.astype(np.int32) for h in [hits[i] for i in rows]],
         empty,
         out.template.boilerplate if out.template is not None else np.zeros(0, dtype=np.uint64),
         out.template.min_count if out.template is not None else 0,
