@@ -14,11 +14,14 @@ import stat
 import struct
 import subprocess
 import sys
+import fnmatch
 import threading
 import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import FILE_STATUSES, Document
@@ -33,6 +36,7 @@ from neardup_gui.io.corpus import (
     read_document_text,
     scan_folder,
 )
+from neardup_gui.io.walk import matches_any, matching_pattern
 
 SIMPLIFIED = (
     "今天上午，市政府召开新闻发布会，介绍了今年第一季度全市经济运行情况。"
@@ -560,3 +564,28 @@ def test_listing_reports_are_throttled_like_any_stage_in_progress(tmp_path: Path
     scan_folder(tmp_path / "src", progress=CallbackProgress(lambda *a: seen.append(a), min_interval=60.0))
     assert [r for r in seen if r[0] == "list"] == [("list", 0, 0)]
     assert [r for r in seen if r[0] == "read"] == [("read", 0, 60), ("read", 60, 60)]
+
+
+_PATTERN_CHARS = st.sampled_from(list("*?[]/\\.aTxt稿") + ["*.txt", "*.TXT", "*.md", ".t"])
+
+
+@settings(max_examples=400, deadline=None)
+@example(["*/a.txt"], "a.txt", "news/")  # an ending with "/" matches the path, not the name
+@example(["*.t?t"], "b.txt", "")
+@example(["*[ab].txt"], "b.txt", "")
+@example(["*.txt", "news/*"], "b.md", "news/")
+@given(
+    st.lists(st.lists(_PATTERN_CHARS, min_size=1, max_size=4).map("".join), min_size=1, max_size=3),
+    st.lists(st.sampled_from(list("aAtTxX.稿/_")), max_size=8).map("".join),
+    st.sampled_from(["", "news/", "a/b.TXT/", "稿件/"]),
+)
+def test_include_patterns_match_names_and_paths_as_fnmatch_does(patterns: list[str], name: str, folder: str) -> None:
+    # "*.txt"-like patterns are checked with str.endswith on the name; any pattern must still
+    # select exactly the files fnmatch selects on the lower-cased name or path.
+    name = name.replace("/", "_") or "x"
+    rel = folder + name
+    expected = any(
+        fnmatch.fnmatchcase(candidate.lower(), p.lower().replace("\\", "/")) for p in patterns for candidate in (name, rel)
+    )
+    assert matches_any(name, rel, patterns) == expected
+    assert (matching_pattern(name, rel, patterns) is not None) == expected
