@@ -605,8 +605,9 @@ def _assemble(
     out = Prepared([], [], [], [], [], None, samples=[])
     # Each kept document's values are gathered from one list per field, by index: the cache's
     # entries first, then each batch's documents in turn. ``at``: per position, its index there
-    # (-1: no shingles; -2: in a batch, looked up below). Gathering by index instead of a loop
-    # doing it all per document: 0.25 -> ~0.05 s for a 100,000-file rescan.
+    # (-1: no shingles; -2: in a batch, looked up below). Gathered by index instead of in a loop
+    # doing it all per document, a 100,000-file rescan's assembly (with the boilerplate counts and
+    # the new cache's rows) takes 0.16-0.20 s instead of 0.21-0.27 s.
     from_cache = len(cache) if cache is not None and reuse else 0
     digests: list[bytes] = list(cache.digests) if from_cache else []
     chars: list[int] = cache.chars.tolist() if from_cache else []

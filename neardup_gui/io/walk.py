@@ -88,7 +88,7 @@ def _suffixes(patterns: tuple[str, ...]) -> tuple[str, ...] | None:
     """The lower-cased endings when every pattern is ``*`` and an ending without wildcards or
     ``/`` (``*.txt``), else None. Such a pattern matches a path exactly when it matches its name
     (``*`` crosses ``/``, the path ends with the name), and a name ending with the ending:
-    ``str.endswith`` instead of a regular expression per file (0.14 -> 0.04 s at 100,000 files)."""
+    ``str.endswith`` instead of a regular expression per file."""
     out = []
     for pattern in patterns:
         rest = pattern.lower().replace("\\", "/")[1:]
