@@ -220,7 +220,9 @@ def verify_pairs(
                 left_chars, right_chars = ln.cps.size, rn.cps.size
             gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
             sig_i, sig_j = proposals.signatures[gi], proposals.signatures[gj]
-            est = np.count_nonzero(sig_i == sig_j) / sig_i.size  # (np.mean: ~50 µs a pair, most of it overhead)
+            # (np.mean: ~50 µs a pair, most of it overhead; int(): numpy 2 counts as a numpy integer,
+            # and a numpy float stored in a candidate gave its session row another digest)
+            est = int(np.count_nonzero(sig_i == sig_j)) / sig_i.size
             flags: list[str] = []
             if same_group:
                 flags.append(FLAG_EXACT_NORMALIZED)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from neardup_gui.core.records import ScreenParams
 from neardup_gui.io import corpus as corpus_mod
 from neardup_gui.io.corpus import SourceTexts, TextUnavailable, check_integrity, scan_folder
 from neardup_gui.io.prepcache import load_known
+from neardup_gui.io.session import ReviewSession
 from neardup_gui.tasks import screen_folder
 
 # TF-IDF and SimHash for every pair (automatic on small folders) fit models on every text, which
@@ -117,6 +119,32 @@ def test_only_the_changed_file_is_read_and_results_match_a_fresh_screen(folder, 
     assert again.run.counts["unchanged_files_not_read"] == again.run.counts["files"] - 1
     assert _essentials(again) == _essentials(fresh)
     assert [(d.path, d.sha256, d.chars) for d in again.documents] == [(d.path, d.sha256, d.chars) for d in fresh.documents]
+
+
+def _rows_stored(out: Path, run_id: str) -> tuple[int, int]:
+    with sqlite3.connect(out / "session.sqlite") as raw:
+        return tuple(raw.execute(f"SELECT COUNT(*) FROM {table} WHERE run_id = ?", (run_id,)).fetchone()[0]
+                     for table in ("documents", "candidates"))  # fmt: skip
+
+
+def test_the_session_stores_only_what_a_rescan_changed_right_after_a_first_screen(folder, tmp_path) -> None:
+    # The pairs a rescan takes over come back from the cache as plain numbers; a pair scored
+    # afresh held a numpy float (the MinHash estimate), whose session row digest differed from
+    # the same value read back: the first rescan stored every pair again, whole.
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    assert _rows_stored(out, first.run.run_id) == (55, len(first.candidates))
+    same = screen_folder(folder, PARAMS, out_dir=out)
+    assert same.run.counts["pairs_from_previous_run"] == len(first.candidates)
+    assert _rows_stored(out, same.run.run_id) == (0, 0)
+    target = folder / "a" / "004.txt"
+    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末新增一句话，内容有所不同。", encoding="utf-8")
+    edited = screen_folder(folder, PARAMS, out_dir=out)
+    touched = [c for c in edited.candidates if "a/004.txt" in (first.documents_by_id[c.left].path,
+                                                                 first.documents_by_id[c.right].path)]  # fmt: skip
+    assert touched and _rows_stored(out, edited.run.run_id) == (1, len(touched))
+    with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
+        assert session.candidates() == list(edited.candidates)
 
 
 def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder, tmp_path) -> None:
