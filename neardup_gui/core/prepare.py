@@ -261,6 +261,12 @@ class PrepareCache:
             self._positions = {s: i for i, s in enumerate(self.shas)}
         return self._positions.get(sha)
 
+    def positions(self, shas: Sequence[str]) -> list[int | None]:
+        """``position`` of each of ``shas``, in order (one C-level pass: ~0.1 s less a rescan of
+        100,000 files than a call each)."""
+        self.position("")  # its index, made once
+        return list(map(self._positions.get, shas))
+
     def __len__(self) -> int:
         return len(self.shas)
 
@@ -294,13 +300,11 @@ def prepare(
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
     if cache is not None and keys is not None and not (keep_cps or keep_hashes) and cache.key == cache_key(params):
-        for p, d in enumerate(doc_ids):
-            sha = keys.get(d, "")
-            e = cache.position(sha)
-            if e is not None:
-                reuse[p] = e
-            elif sha in cache.no_shingles:
-                reuse[p] = -1
+        shas = [keys.get(d, "") for d in doc_ids]
+        entries = cache.positions(shas)
+        reuse = {p: e for p, e in enumerate(entries) if e is not None}
+        if len(reuse) < total and cache.no_shingles:
+            reuse.update((p, -1) for p, e in enumerate(entries) if e is None and shas[p] in cache.no_shingles)
         if total - len(reuse) > INCREMENTAL_MAX_SHARE * total:
             reuse = {}
     todo = [p for p in range(total) if p not in reuse]
