@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup_gui.core.normalize import normalize, to_text
-from neardup_gui.core.records import Candidate, Document, NormalizeOptions
+from neardup_gui.core.records import Candidate, Document, FlagEvidence, NormalizeOptions, Segment
 from neardup_gui.io import outputs
 from neardup_gui.io.cellsafe import csv_cell
 from neardup_gui.io.session import ReviewSession
@@ -288,3 +288,26 @@ def test_wide_rows_are_written_in_short_slices_with_the_same_bytes(monkeypatch) 
     slices.clear()
     assert outputs.csv_bytes(["path", "n"], narrow) == ref_csv_bytes(["path", "n"], narrow)
     assert max(slices) == outputs._CSV_SLICE  # short rows: as many a slice as before
+
+
+# -- the session's candidate values ---------------------------------------------------------------
+_json_text = st.text(alphabet=st.sampled_from(list('ab稿"\\\n\t\x00\x1f\x7f\u2028 ') + ["\ud800", "😀"]), max_size=5)
+_spans = st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), max_size=2).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(_json_text, max_size=3).map(tuple),
+    st.lists(st.sampled_from(["exact_normalized", "template_only", 'a"b']), max_size=3).map(tuple),
+    st.lists(st.builds(FlagEvidence, _json_text, _spans, _spans, _json_text), max_size=3).map(tuple),
+)
+def test_session_values_of_a_candidate_are_the_reference_json_for_any_text(
+    sample: tuple[str, ...], flags: tuple[str, ...], evidence: tuple[FlagEvidence, ...]
+) -> None:
+    # Texts, flags and notes are joined into JSON by hand when nothing in them needs escaping; a
+    # quote, backslash, control character or lone surrogate anywhere must give what json gives.
+    from neardup_gui.io.session import _candidate_values
+
+    candidate = Candidate("a", "b", flags or ("minhash",), 0.5, 0.5, 0.5, 0.5, 3, 6, 6, 1.0, 0.5, flags, sample,
+                          (Segment(0, 3, 1, 4),), evidence)  # fmt: skip
+    assert _candidate_values([candidate])[0] == ref_candidate_values("run", 0, candidate)[2:]
