@@ -302,7 +302,9 @@ def _texts_json(texts: Sequence[str]) -> str:
 
 
 def _spans_json(spans: Iterable[tuple[int, int]]) -> str:
-    return "[" + ", ".join([f"[{a}, {b}]" for a, b in spans]) + "]"
+    """``_to_json`` of (start, end) pairs of whole numbers (anything else: through ``json``)."""
+    parts = [f"[{a}, {b}]" if type(a) is int and type(b) is int else "" for a, b in spans]
+    return "[" + ", ".join(parts) + "]" if all(parts) else _to_json(spans)
 
 
 def _evidence_json(evidence: Sequence[FlagEvidence]) -> str:
@@ -321,11 +323,22 @@ def _text_json(text: str) -> str:
     return f'"{text}"' if type(text) is str and _JSON_ESCAPED.search(text) is None else _to_json(text)
 
 
+_texts_json_once = functools.lru_cache(maxsize=1024)(_texts_json)
+
+
+def _names_json(names: Sequence[str]) -> str:
+    """``_texts_json`` for methods and flags, which repeat from pair to pair: each distinct tuple
+    is made once."""
+    try:
+        return _texts_json_once(names)
+    except TypeError:  # not hashable (a list)
+        return _texts_json(names)
+
+
 # One converter per candidate column that is not stored as it is (JSON text for nested parts).
-# Methods and flags repeat from pair to pair: each distinct one is made once.
 _CAND_CONVERT: dict[str, Callable[[Any], Any]] = {
-    "methods": functools.lru_cache(maxsize=1024)(_texts_json),
-    "flags": functools.lru_cache(maxsize=1024)(_texts_json),
+    "methods": _names_json,
+    "flags": _names_json,
     "shared_sample": _texts_json,
     "segments": _segments_json,
     "evidence": _evidence_json,
