@@ -375,7 +375,7 @@ def manifest_csv(documents: Sequence[Document]) -> bytes:
     return outputs.csv_bytes(outputs.MANIFEST_COLUMNS, outputs.manifest_rows(documents))
 
 
-def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Path]:
+def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, str]:
     """doc_id -> its file in the workspace's current ``normalized/``, for the documents whose file
     has the same path and SHA-256 as in the run that wrote it, made with the same normalization,
     extraction options and versions (so the same bytes); empty when that cannot be told."""
@@ -410,8 +410,10 @@ def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, Pat
         was = {r[i]: (r[p], r[h]) for part in slices_giving_way(rows, 1024) for r in part if len(r) >= width}
     except (OSError, ValueError, KeyError, TypeError, StopIteration, csv.Error):
         return {}
+    # Paths joined as text: a ``Path`` per document cost ~0.4 s at 100,000 files.
+    inside = os.path.join(folder, "")
     return {
-        d.doc_id: folder / f"{d.doc_id}.txt"
+        d.doc_id: f"{inside}{d.doc_id}.txt"
         for part in slices_giving_way(outcome.documents, 1024)
         for d in part
         if d.sha256 and was.get(d.doc_id) == (d.path, d.sha256) and f"{d.doc_id}.txt" in present

@@ -94,3 +94,29 @@ def test_the_manifest_digest_is_sha256_over_each_rows_id_path_size_hash_and_stat
     assert manifest_digest(documents) == expected.hexdigest()
     assert manifest_digest(()) == hashlib.sha256(b"").hexdigest()
     assert manifest_digest(documents[:-1]) != manifest_digest(documents)
+
+
+def test_removing_the_previous_normalized_folder_removes_it_whole_and_nothing_it_links_to(tmp_path: Path) -> None:
+    # The previous run's normalized/ (100,000 files at scale) is unlinked file by file relative
+    # to a handle on it; links inside it, or a link given in its place, must never lead outside.
+    keep_dir = tmp_path / "keep"
+    keep_dir.mkdir()
+    (keep_dir / "f.txt").write_text("kept", encoding="utf-8")
+    keep_file = tmp_path / "keep.txt"
+    keep_file.write_text("kept", encoding="utf-8")
+    old = tmp_path / ".normalized.old"
+    old.mkdir()
+    for i in range(300):
+        (old / f"d{i:04d}.txt").write_text("文本", encoding="utf-8")
+    (old / "sub").mkdir()
+    (old / "sub" / "x.txt").write_text("x", encoding="utf-8")
+    (old / "file-link.txt").symlink_to(keep_file)
+    (old / "folder-link").symlink_to(keep_dir)
+    outputs.remove_folder(old)
+    assert not old.exists()
+    assert keep_file.read_text(encoding="utf-8") == "kept" and (keep_dir / "f.txt").read_text(encoding="utf-8") == "kept"
+    link = tmp_path / "link-to-keep"
+    link.symlink_to(keep_dir)
+    outputs.remove_folder(link)
+    assert (keep_dir / "f.txt").exists()
+    outputs.remove_folder(tmp_path / "never-there")  # nothing to remove: no error
