@@ -83,6 +83,7 @@ from neardup_gui.io.walk import (
     fs_path,
     make_doc_id,
     stat_quiet,
+    WalkEntry,
     walk_folder,
 )
 
@@ -539,74 +540,132 @@ def _helper_reads(paths: str, names: str, size: int, max_bytes: int, options: Ex
     out.put(None)
 
 
+def _helper_main(jobs, target: Callable[..., None], counter, out) -> None:
+    """The reading helper process: waits for its files (``target``'s first arguments), then runs
+    ``target`` on them."""
+    target(*jobs.get(), counter, out)
+
+
+class _ReadHelper:
+    """The reading helper process of ``_read_with_helper``, which can be started before the files
+    to read are known: ``scan_folder`` starts it once the walk has found enough entries, so that
+    its start-up (~0.2 s: an interpreter and the reading modules) overlaps the rest of the walk;
+    the files go to it with ``send``. ``close`` ends it, whether it read or not. It runs
+    ``_helper_reads`` (as this module names it when the helper is made: a test gives one that fails)."""
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")  # never fork: the caller may have threads (a window)
+        self.counter = ctx.Value("q", 0)
+        self.out = ctx.Queue()
+        self._jobs = ctx.Queue()  # put() returns at once: a thread of the queue's writes the pipe
+        self.process = ctx.Process(target=_helper_main, args=(self._jobs, _helper_reads, self.counter, self.out),
+                                   name="neardup-read-helper", daemon=True)  # fmt: skip
+        self.started: Future[None] = Future()
+        self.finished = False  # it sent its last chunk
+        self._closed = False
+
+    def start(self) -> None:
+        """Start the process on a thread (``start()`` waits for the new interpreter to take its
+        arguments); ``started`` tells how that went."""
+
+        def start() -> None:
+            try:
+                self.process.start()
+                self.started.set_result(None)
+            except BaseException as exc:  # e.g. no interpreter to spawn: this process reads it all
+                self.started.set_exception(exc)
+
+        threading.Thread(target=start, name="neardup-read-helper-start", daemon=True).start()
+
+    def send(self, files: list[tuple[str, str]], size: int, how: _How) -> None:
+        """Give it the files to read, ``size`` to a chunk."""
+        self._jobs.put(("\0".join(p for p, _ in files), "\0".join(n for _, n in files), size, how.max_bytes, how.options))
+
+    def close(self) -> None:
+        """End the process: stopped unless it has sent its last chunk (it was given nothing to
+        read, a cancel, a failure; it writes nothing anywhere). Again: nothing more."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.started.result()
+        except BaseException:
+            pass
+        else:
+            if not self.finished:
+                self.process.terminate()
+            self.process.join(timeout=10)
+        for q in (self.out, self._jobs):
+            q.close()
+            q.cancel_join_thread()
+
+
 def _read_with_helper(
-    files: list[tuple[str, str]], how: _How, progress: Progress, target: Callable[..., None] = _helper_reads
+    files: list[tuple[str, str]],
+    how: _How,
+    progress: Progress,
+    arrived: Callable[[int, list[_ReadResult]], None] | None = None,
+    helper: _ReadHelper | None = None,
 ) -> list[_ReadResult]:
     """``_read_all`` with a spawned helper process reading alongside: both claim chunks of files
     from one shared counter, so each reads as fast as it can. Results in the order of ``files``,
     the same as read here alone. A helper that cannot start, or dies, leaves its chunks to this
-    process; a cancel stops it at once (it is terminated; it writes nothing anywhere). ``target``
-    is what the helper runs (a test gives one that fails)."""
+    process; a cancel stops it at once (it is terminated; it writes nothing anywhere). ``helper``
+    is one already started (``scan_folder`` starts it during the walk), else one is started here;
+    it is closed here either way.
+
+    ``arrived(first, results)`` is called here with each chunk's results as they come in (from
+    either process; ``first`` is the index in ``files`` of the chunk's first file): work done
+    there leaves this process fewer chunks to claim, so the helper reads more of them instead of
+    waiting for this process at the end."""
     total = len(files)
     size = _HELPER_CHUNK
     chunks = -(-total // size)
     progress.report("read", 0, total)
-    ctx = multiprocessing.get_context("spawn")  # never fork: the caller may have threads (a window)
-    counter = ctx.Value("q", 0)
-    out = ctx.Queue()
-    args = ("\0".join(p for p, _ in files), "\0".join(n for _, n in files), size, how.max_bytes, how.options, counter, out)
-    helper = ctx.Process(target=target, args=args, name="neardup-read-helper", daemon=True)
-    # Started on a thread: start() writes the arguments into a pipe the new interpreter reads only
-    # once it is up (~0.2 s); this process reads files meanwhile.
-    started: Future[None] = Future()
-
-    def start() -> None:
-        try:
-            helper.start()
-            started.set_result(None)
-        except BaseException as exc:  # e.g. no interpreter to spawn: this process reads it all
-            started.set_exception(exc)
-
-    threading.Thread(target=start, name="neardup-read-helper-start", daemon=True).start()
+    if helper is None:
+        helper = _ReadHelper()
+        helper.start()
+    counter, out = helper.counter, helper.out
     results: list[list[_ReadResult] | None] = [None] * chunks
     done = 0
-    finished = False
 
     def got(c: int, part: list[_ReadResult]) -> None:
         nonlocal done
         results[c] = part
         done += len(part)
+        if arrived is not None:
+            arrived(c * size, part)
 
     def take(item) -> None:
-        nonlocal finished
         if item is None:
-            finished = True
+            helper.finished = True
         else:
             got(item[0], _unpack_chunk(item[1], item[2]))
 
     try:
+        helper.send(files, size, how)  # it reads them once it is up; this process starts now
         while (c := _claim(counter)) < chunks:
             progress.check()
             got(c, _read_chunk(files, c, size, how))
-            while not finished:  # what the helper has sent meanwhile (its pipe must not fill up)
+            while not helper.finished:  # what the helper has sent meanwhile (its pipe must not fill up)
                 try:
                     take(out.get_nowait())
                 except queue.Empty:
                     break
             progress.report("read", done, total)
         try:
-            started.result()
+            helper.started.result()
         except BaseException:
             log.warning("reading helper could not start; reading in one process", exc_info=True)
         else:
-            while not finished:  # the helper's last chunks
+            while not helper.finished:  # the helper's last chunks
                 progress.check()
                 try:
                     take(out.get(timeout=0.05))
                 except queue.Empty:
-                    if not helper.is_alive() and out.empty():
+                    if not helper.process.is_alive() and out.empty():
                         log.warning("reading helper stopped early (exit code %s); reading its files here",
-                                    helper.exitcode)  # fmt: skip
+                                    helper.process.exitcode)  # fmt: skip
                         break
                 progress.report("read", done, total)
         for c in range(chunks):  # chunks a helper that failed had claimed
@@ -615,17 +674,27 @@ def _read_with_helper(
                 got(c, _read_chunk(files, c, size, how))
                 progress.report("read", done, total)
     finally:
-        try:
-            started.result()
-        except BaseException:
-            pass
-        else:
-            if not finished:
-                helper.terminate()
-            helper.join(timeout=10)
-        out.close()
-        out.cancel_join_thread()
+        helper.close()
     return [r for part in results for r in part or ()]
+
+
+class _EarlyHelper:
+    """The walk's progress, passed through; starts a reading helper (``helper``) once the walk has
+    found ``at`` entries: a folder that large likely has that many files to read, and the helper's
+    start-up then overlaps the rest of the walk."""
+
+    def __init__(self, progress: Progress, at: int) -> None:
+        self._progress, self._at = progress, at
+        self.helper: _ReadHelper | None = None
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if self.helper is None and done >= self._at:
+            self.helper = _ReadHelper()
+            self.helper.start()
+        self._progress.report(stage, done, total)
+
+    def check(self) -> None:
+        self._progress.check()
 
 
 # ---------------------------------------------------------------------------
@@ -690,59 +759,82 @@ def scan_folder(
     started_ns = time.time_ns()
     # Without an earlier scan to compare stamps with, files are stat'ed once they are open.
     stat_files = callable(known) or bool(known)
-    entries = walk_folder(root_path, tuple(include), tuple(exclude), progress, stat_files=stat_files)
-    if callable(known):
-        known = known()
-    shown = [display_path(e.rel) for e in entries]
-    source_ids: dict[str, str] = {}  # a few folder names, each shown once
-    # Per entry: its known row when taken over unread, its read result, or None (a status row).
-    found: list[KnownFile | _ReadResult | None] = [None] * len(entries)
-    stamps: dict[str, tuple[int, ...]] = {}
-    to_read: list[int] = []
-    for n, (e, (path, _)) in enumerate(zip(entries, shown)):
-        if e.status:
-            continue
-        old = known.get(path) if known else None
-        if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
-            found[n] = old
+    # A first screen of a large folder (nothing known to compare with) starts the reading helper
+    # while the walk goes on, once it has found READ_HELPER_MIN_FILES entries; it is stopped if
+    # the files to read turn out fewer.
+    early = (
+        _EarlyHelper(progress, READ_HELPER_MIN_FILES)
+        if read_helper and workers <= 1 and not known and usable_cores() >= 2
+        else None
+    )
+    try:
+        entries = walk_folder(root_path, tuple(include), tuple(exclude), early or progress, stat_files=stat_files)
+        if callable(known):
+            known = known()
+        shown = [display_path(e.rel) for e in entries]
+        source_ids: dict[str, str] = {}  # a few folder names, each shown once
+        # Per entry: its known row when taken over unread, its read result, or None (a status row).
+        found: list[KnownFile | _ReadResult | None] = [None] * len(entries)
+        stamps: dict[str, tuple[int, ...]] = {}
+        to_read: list[int] = []
+        for n, (e, (path, _)) in enumerate(zip(entries, shown)):
+            if e.status:
+                continue
+            old = known.get(path) if known else None
+            if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
+                found[n] = old
+            else:
+                to_read.append(n)
+        made: list[Document | None] = [None] * len(entries)
+        texts_by_path: dict[str, str] = {}
+        trusted_paths: set[str] = set()
+        row_of = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
+
+        def row(e: WalkEntry, path: str, renamed: bool, r: KnownFile | _ReadResult | None) -> Document:
+            """The manifest row of one entry: a status row, a known row taken over, or a file read."""
+            note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
+            if r is None:
+                status, message, size, mtime = e.status, e.message, e.size, e.mtime
+                sha, enc, chars, extractor = "", "", 0, PLAIN_TEXT
+            else:  # a known row and a read result name these fields alike
+                status, message, size, mtime, sha, enc, chars, extractor = row_of(r)
+                if r.stamp is not None:
+                    stamps[path] = r.stamp
+                if isinstance(r, KnownFile):
+                    trusted_paths.add(path)
+                elif r.text is not None:
+                    texts_by_path[path] = r.text
+            if note and note not in message:
+                message = "; ".join(m for m in (message, note) if m)
+            source_id = source_ids.get(e.source_id)
+            if source_id is None:
+                source_id = source_ids[e.source_id] = display_path(e.source_id)[0]
+            return document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
+                            sha, enc, chars, status, message, extractor)  # fmt: skip
+
+        def arrived(first: int, part: list[_ReadResult]) -> None:
+            # Rows made while the reading helper still reads: this process then claims fewer files
+            # and the helper more, instead of it waiting while this process makes every row at the end.
+            for f, r in enumerate(part, first):
+                n = to_read[f]
+                made[n] = row(entries[n], *shown[n], r)
+
+        how = _How(max_bytes, extract_options, progress.check)
+        files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
+        if read_helper and workers <= 1 and read_helper_pays(len(files)):
+            helper = early.helper if early is not None else None
+            results = _read_with_helper(files, how, progress, arrived=arrived, helper=helper)
         else:
-            to_read.append(n)
-    how = _How(max_bytes, extract_options, progress.check)
-    files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
-    if read_helper and workers <= 1 and read_helper_pays(len(files)):
-        results = _read_with_helper(files, how, progress)
-    else:
-        results = _read_all(files, how, workers, progress)
+            results = _read_all(files, how, workers, progress)
+    finally:
+        if early is not None and early.helper is not None:
+            early.helper.close()  # not needed after all, or a failure (closed already when it read)
     for n, r in zip(to_read, results):
         found[n] = r
     del results
-
-    documents: list[Document] = []
-    texts_by_path: dict[str, str] = {}
-    trusted_paths: set[str] = set()
-    row_of = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
-    for e, (path, renamed), r in zip(entries, shown, found):
-        note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
-        if r is None:
-            status, message, size, mtime = e.status, e.message, e.size, e.mtime
-            sha, enc, chars, extractor = "", "", 0, PLAIN_TEXT
-        else:  # a known row and a read result name these fields alike
-            status, message, size, mtime, sha, enc, chars, extractor = row_of(r)
-            if r.stamp is not None:
-                stamps[path] = r.stamp
-            if isinstance(r, KnownFile):
-                trusted_paths.add(path)
-            elif r.text is not None:
-                texts_by_path[path] = r.text
-        if note and note not in message:
-            message = "; ".join(m for m in (message, note) if m)
-        source_id = source_ids.get(e.source_id)
-        if source_id is None:
-            source_id = source_ids[e.source_id] = display_path(e.source_id)[0]
-        documents.append(
-            document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
-                     sha, enc, chars, status, message, extractor)
-        )
+    documents = [
+        d if d is not None else row(e, path, renamed, r) for d, e, (path, renamed), r in zip(made, entries, shown, found)
+    ]
     documents.sort(key=lambda d: d.path)
     extra: dict[str, dict[str, str]] = {}
     if sidecar is not None:

@@ -4,7 +4,6 @@ small folder of every kind of file is split between the two processes."""
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import threading
@@ -89,6 +88,68 @@ def test_below_the_threshold_no_helper_is_started(many: Path, monkeypatch: pytes
     assert not started
 
 
+def test_a_helper_started_during_the_walk_is_stopped_when_fewer_files_are_to_read(
+    many: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper starts once the walk has found READ_HELPER_MIN_FILES entries; here they are all
+    the entries, but the excluded ones among them leave fewer files than that to read."""
+    alone = scan_folder(many)
+    entries = len(alone.documents)
+    assert sum(1 for d in alone.documents if d.status != "excluded") < entries
+    monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", entries)
+    started: list[int] = []
+    real_start = corpus_mod._ReadHelper.start
+
+    def start(self) -> None:
+        started.append(os.getpid())
+        real_start(self)
+
+    monkeypatch.setattr(corpus_mod._ReadHelper, "start", start)
+    here = HelperFirst(monkeypatch)
+    shared = scan_folder(many, read_helper=True)
+    assert started  # during the walk
+    assert shared.documents == alone.documents
+    assert dict(shared.texts) == dict(alone.texts)
+    assert len(here.read_here) == sum(1 for d in alone.documents if d.status != "excluded")  # all here
+    assert _no_helper_left()
+
+
+def test_a_first_screen_starts_the_helper_during_the_walk(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Started before the walk ends, it reads a share; a rescan never starts it during the walk."""
+    alone = scan_folder(many)
+    walking: list[bool] = []
+    real_start = corpus_mod._ReadHelper.start
+    real_walk = corpus_mod.walk_folder
+    in_walk = [False]
+
+    def walk(*args, **kwargs):
+        in_walk[0] = True
+        try:
+            return real_walk(*args, **kwargs)
+        finally:
+            in_walk[0] = False
+
+    def start(self) -> None:
+        walking.append(in_walk[0])
+        real_start(self)
+
+    monkeypatch.setattr(corpus_mod, "walk_folder", walk)
+    monkeypatch.setattr(corpus_mod._ReadHelper, "start", start)
+    here = HelperFirst(monkeypatch)
+    shared = scan_folder(many, read_helper=True)
+    assert walking == [True]
+    assert 0 < len(here.read_here) < sum(1 for d in shared.documents if d.status != "excluded")
+    assert shared.documents == alone.documents and dict(shared.texts) == dict(alone.texts)
+    # A rescan: its list of known files loads during the walk (screen_folder gives a function),
+    # and most files are usually taken over unread, so a helper is started only after the walk,
+    # if enough files are to be read (here all: written too recently to be trusted).
+    walking.clear()
+    again = scan_folder(many, read_helper=True, known=alone.known_files)
+    assert walking == [False]
+    assert again.documents == alone.documents
+    assert _no_helper_left()
+
+
 def dies_after_two_chunks(paths, names, size, max_bytes, options, counter, out) -> None:
     """A helper (run in the spawned process) that claims two chunks, sends the first and dies."""
     files = list(zip(paths.split("\0"), names.split("\0")))
@@ -103,10 +164,7 @@ def dies_after_two_chunks(paths, names, size, max_bytes, options, counter, out) 
 def test_a_helper_that_dies_leaves_its_files_to_this_process(many: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     alone = scan_folder(many)
     here = HelperFirst(monkeypatch)  # waits until the helper has claimed its two chunks
-    monkeypatch.setattr(
-        corpus_mod, "_read_with_helper",
-        functools.partial(corpus_mod._read_with_helper, target=dies_after_two_chunks),
-    )  # fmt: skip
+    monkeypatch.setattr(corpus_mod, "_helper_reads", dies_after_two_chunks)
     shared = scan_folder(many, read_helper=True)
     assert shared.documents == alone.documents
     assert dict(shared.texts) == dict(alone.texts)
