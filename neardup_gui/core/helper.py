@@ -119,6 +119,17 @@ class VerifyHelper:
         self.sent += len(job["pairs"])
         return future
 
+    def call(self, fn: Callable[..., Any], *args: Any) -> Future[Any] | None:
+        """Run ``fn(*args)`` in the process (a module-level function: it is sent by name), or
+        None when it is not usable. For work besides verifying that it can take a share of."""
+        if self._pool is None or self.failed:
+            return None
+        try:
+            return self._pool.submit(fn, *args)
+        except Exception:
+            log.warning("helper process refused a call; running it here", exc_info=True)
+            return None
+
     def close(self) -> None:
         """Stop the process (a job it is running finishes first; queued ones are dropped)."""
         if self._pool is not None:

@@ -229,14 +229,16 @@ def screen_folder(
             fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
             helper=helper, alongside=ahead,
         )  # fmt: skip
+        del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
+        # After the run every file is stat'ed (half of them by the verification helper, if there
+        # is one); one whose stamp moved since it was read, or written just before the scan, is
+        # hashed again (reread: every file is).
+        stamps = {} if reread else corpus.settled_stamps()
+        share = helper.call if helper is not None else None
+        changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
     finally:
         if helper is not None:
             helper.close()
-    del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
-    # After the run every file is stat'ed; one whose stamp moved since it was read, or written just
-    # before the scan, is hashed again (reread: every file is).
-    stamps = {} if reread else corpus.settled_stamps()
-    changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps)
     if isinstance(texts, SourceTexts) and texts.failures:
         seen = {p for p, _ in changed_list}
         changed_list += [

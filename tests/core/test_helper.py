@@ -85,7 +85,21 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
         real_start(self)
 
     monkeypatch.setattr(VerifyHelper, "start", start)
+    # The check after the run gives the helper half of the files to stat.
+    from neardup_gui.io import corpus as corpus_mod
+
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 1)
+    calls: list[str] = []
+    real_call = VerifyHelper.call
+
+    def call(self, fn, *args):
+        future = real_call(self, fn, *args)
+        calls.append(f"{fn.__name__}: {len(future.result()) if future is not None else None}")
+        return future
+
+    monkeypatch.setattr(VerifyHelper, "call", call)
     split = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)
+    assert calls == ["_stamps_moved: 0"] and split.run.integrity == "unchanged"
     unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
     assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
     again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over

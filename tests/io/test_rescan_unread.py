@@ -246,6 +246,86 @@ def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(fol
     assert dict(check_integrity(folder, second.documents, stamps=stamps))["a/008.txt"] == "missing"
 
 
+def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same(folder, monkeypatch) -> None:
+    """From CHECK_SHARE_MIN stamped files, the verification helper stats the second half; the
+    files whose stamp moved there are checked in full here, and the report is the one a check
+    alone gives, in the order of the documents."""
+    from neardup_gui.core.helper import VerifyHelper
+
+    first = scan_folder(folder)
+    _settle()
+    second = scan_folder(folder, known=first.known_files())
+    stamps = dict(second.settled_stamps())
+    docs = second.documents
+    stamped = [d.path for d in docs if d.sha256 and d.path in stamps]
+    assert len(stamped) >= 40
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    # Edited: one file in each half; one removed in the second half.
+    half = len(docs) // 2
+    early = next(d.path for d in docs[:half] if d.path in stamps)
+    late = [d.path for d in docs[half:] if d.path in stamps]
+    # One in the second half without a stamp (read just as it was written: hashed again here).
+    for path in (early, late[0], late[2]):
+        with open(folder / path, "ab") as fh:
+            fh.write("补".encode("utf-8"))
+    (folder / late[-1]).unlink()
+    del stamps[late[2]]
+    alone = check_integrity(folder, docs, stamps=stamps)
+    assert [p for p, _ in alone] == [early, late[0], late[2], late[-1]]
+    here: list[str] = []
+    real_stat = corpus_mod._Stamper.__call__
+
+    def stat_here(self, rel):
+        here.append(rel)
+        return real_stat(self, rel)
+
+    monkeypatch.setattr(corpus_mod._Stamper, "__call__", stat_here)
+    helper = VerifyHelper()
+    helper.start()
+    try:
+        shared = check_integrity(folder, docs, stamps=stamps, share=helper.call)
+    finally:
+        helper.close()
+    assert shared == alone
+    assert not set(here) & set(late)  # the second half was stat'ed by the other process only
+    assert early in here
+    # A helper that cannot take it (None) leaves every file to this process.
+    here.clear()
+    assert check_integrity(folder, docs, stamps=stamps, share=lambda *a: None) == alone
+    assert set(late) - {late[2]} <= set(here)
+
+
+_REAL_STAMPS_MOVED = corpus_mod._stamps_moved
+
+
+def stamps_moved_failing_in_a_child(root_text, paths, stamps):
+    """``_stamps_moved`` that fails in another process (sent there by name) and works here."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None:
+        raise OSError("the helper's share failed")
+    return _REAL_STAMPS_MOVED(root_text, paths, stamps)
+
+
+def test_a_share_that_fails_in_the_helper_is_checked_here(folder, monkeypatch) -> None:
+    from neardup_gui.core.helper import VerifyHelper
+
+    first = scan_folder(folder)
+    stamps = dict(first.settled_stamps())
+    late = [d.path for d in first.documents[len(first.documents) // 2 :] if d.path in stamps]
+    with open(folder / late[1], "ab") as fh:
+        fh.write("补".encode("utf-8"))
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    monkeypatch.setattr(corpus_mod, "_stamps_moved", stamps_moved_failing_in_a_child)
+    helper = VerifyHelper()
+    helper.start()
+    try:
+        report = check_integrity(folder, first.documents, stamps=stamps, share=helper.call)
+    finally:
+        helper.close()
+    assert [p for p, _ in report] == [late[1]]
+
+
 def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_again(folder, tmp_path, monkeypatch) -> None:
     from neardup_gui.tasks import screen as screen_task
 
