@@ -501,22 +501,29 @@ def _read_chunk(files: Sequence[tuple[str, str]], c: int, size: int, how: _How) 
     return [_read_file(path, name, how) for path, name in files[c * size : (c + 1) * size]]
 
 
-# A chunk's texts cross the pipe as one UTF-32 string (surrogatepass: every code point exactly,
-# lone surrogates too), which decodes ~6x faster than the UTF-8 pickle uses for a str.
-_WIRE = "utf-32-le"
+# A chunk's texts cross the pipe as one UTF-16 string: a 1,500-character Chinese text is encoded
+# and decoded in ~4.5 us, against ~7.4 us as UTF-32 and ~8.2 us as UTF-8 (what pickle uses for a
+# str), and it is 2 bytes a character (UTF-32: 4, UTF-8: 3). UTF-16 cannot tell a lone high surrogate followed by a lone low one from the
+# character the pair encodes: a chunk whose texts hold any surrogate code point (a strict encode
+# refuses it) goes as UTF-32 with surrogatepass instead, every code point exactly.
+_WIRE, _WIRE_EXACT = "utf-16-le", "utf-32-le"
 
 
-def _pack_chunk(results: list[_ReadResult]) -> tuple[list[tuple], bytes]:
+def _pack_chunk(results: list[_ReadResult]) -> tuple[list[tuple], bytes, str]:
     rows = [
         (r.status, r.message, r.size, r.mtime, r.sha256, r.encoding, r.chars, r.extractor, r.stamp,
          -1 if r.text is None else len(r.text))
         for r in results
     ]  # fmt: skip
-    return rows, "".join(r.text for r in results if r.text is not None).encode(_WIRE, "surrogatepass")
+    joined = "".join(r.text for r in results if r.text is not None)
+    try:
+        return rows, joined.encode(_WIRE), _WIRE
+    except UnicodeEncodeError:
+        return rows, joined.encode(_WIRE_EXACT, "surrogatepass"), _WIRE_EXACT
 
 
-def _unpack_chunk(rows: list[tuple], wire: bytes) -> list[_ReadResult]:
-    joined = wire.decode(_WIRE, "surrogatepass")
+def _unpack_chunk(rows: list[tuple], wire: bytes, wire_encoding: str) -> list[_ReadResult]:
+    joined = wire.decode(wire_encoding, "strict" if wire_encoding == _WIRE else "surrogatepass")
     out = []
     at = 0
     for status, message, size, mtime, sha, encoding, chars, extractor, stamp, length in rows:
@@ -530,8 +537,8 @@ def _unpack_chunk(rows: list[tuple], wire: bytes) -> list[_ReadResult]:
 
 def _helper_reads(paths: str, names: str, size: int, max_bytes: int, options: ExtractOptions, counter, out) -> None:
     """The reading helper process: claims chunks of ``size`` files (``paths`` and ``names`` joined
-    by NUL) until none is left, and puts each chunk's results on ``out`` as ``(chunk, rows, texts)``
-    (``_pack_chunk``); then ``None``."""
+    by NUL) until none is left, and puts each chunk's results on ``out`` as ``(chunk, rows, texts, how the
+    texts are encoded)`` (``_pack_chunk``); then ``None``."""
     files = list(zip(paths.split("\0"), names.split("\0")))
     how = _How(max_bytes, options)
     chunks = -(-len(files) // size)
@@ -640,7 +647,7 @@ def _read_with_helper(
         if item is None:
             helper.finished = True
         else:
-            got(item[0], _unpack_chunk(item[1], item[2]))
+            got(item[0], _unpack_chunk(*item[1:]))
 
     try:
         helper.send(files, size, how)  # it reads them once it is up; this process starts now

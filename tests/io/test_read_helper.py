@@ -185,11 +185,24 @@ def test_a_cancel_while_reading_stops_the_helper(many: Path) -> None:
     assert _no_helper_left()
 
 
-def test_chunks_cross_the_pipe_unchanged() -> None:
-    texts = ["普通文本", "", "𠀀 astral 🙂", "lone \udc80 surrogate from a lenient decode", "a\u0000b"]
+def _results(texts: list[str]) -> list[_ReadResult]:
     results = [
         _ReadResult("ok", "", len(t), 1.5, "ab" * 32, "utf-8", len(t), t, "text", (1, 2, 3, 4, 5)) for t in texts
     ]
     results.insert(2, _ReadResult("binary", "binary data: PNG", 10, 2.0, "cd" * 32, stamp=None))
-    rows, wire = _pack_chunk(results)
-    assert _unpack_chunk(rows, wire) == results
+    return results
+
+
+def test_chunks_cross_the_pipe_unchanged() -> None:
+    plain = _results(["普通文本", "", "𠀀 astral 🙂 古籍", "a\u0000b", "e\u0301"])
+    rows, wire, encoding = _pack_chunk(plain)
+    assert encoding == "utf-16-le" and len(wire) < 4 * sum(len(r.text or "") for r in plain)  # the compact form
+    assert _unpack_chunk(rows, wire, encoding) == plain
+    # Surrogate code points (a lenient decode's lone surrogates; a high one then a low one, which
+    # UTF-16 would read back as the one character the pair encodes) go exactly, as UTF-32.
+    for odd in ["lone \udc80 surrogate from a lenient decode", "\ud840\udc00 two code points, not 𠀀", "\ud800"]:
+        results = _results(["普通文本", "", odd, "𠀀"])
+        rows, wire, encoding = _pack_chunk(results)
+        assert encoding == "utf-32-le"
+        back = _unpack_chunk(rows, wire, encoding)
+        assert back == results and [len(r.text or "") for r in back] == [len(r.text or "") for r in results]
