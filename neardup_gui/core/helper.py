@@ -98,11 +98,13 @@ class VerifyHelper:
         """``start`` was called (whether or not the process could start)."""
         return self._pool is not None or self.failed
 
-    def start(self) -> None:
-        """Spawn the process and have it import the engine now (returns at once)."""
+    def start(self, engine: bool = True) -> None:
+        """Spawn the process and have it import the engine now (returns at once). ``engine=False``:
+        it imports nothing more until ``call`` gives it work (a helper for lighter work than
+        verifying, such as ``io.corpus.check_integrity``'s share)."""
         try:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-            self._pool.submit(_warm)
+            self._pool.submit(_warm if engine else _up)  # the pool spawns its process at a first task
         except Exception:  # no process can be started here: verify in this process
             log.warning("verification helper could not start; verifying in one process", exc_info=True)
             self._pool, self.failed = None, True
@@ -136,6 +138,10 @@ class VerifyHelper:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
             log.info("verification helper process: %d pairs sent%s", self.sent, ", then failed" if self.failed else "")
+
+
+def _up() -> None:
+    """Nothing: the process is up (and has imported this module) once it has run this."""
 
 
 def _warm() -> None:

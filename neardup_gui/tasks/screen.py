@@ -32,7 +32,9 @@ from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way, slices_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
-from neardup_gui.io.corpus import CorpusError, LoadedCorpus, SourceTexts, check_integrity, scan_folder
+from neardup_gui.io.corpus import (
+    CorpusError, LoadedCorpus, SourceTexts, check_integrity, check_share_pays, scan_folder,
+)  # fmt: skip
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
@@ -217,12 +219,18 @@ def screen_folder(
     # prepared, see core.helper).
     # A rescan whose earlier pairs apply (same parameters) verifies few pairs: no helper then.
     rescan = previous is not None and previous.applies_to(params)
-    helper = None
+    helper = checker = None
     if verify_helper and not rescan and helper_mod.helper_pays(sum(1 for d in corpus.documents if d.usable)):
         helper = helper_mod.VerifyHelper()
         if helper_mod.start_early():  # else ``screen`` starts it once the documents are prepared
             helper.start()
+    elif verify_helper and rescan and check_share_pays(len(corpus.trusted)):
+        # A rescan of files mostly taken over leaves a core idle: a light process started now
+        # (its start-up overlaps the run) stats half of the files in the check after the run.
+        checker = helper_mod.VerifyHelper()
+        checker.start(engine=False)
     ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
+    helper_of_check = helper or checker
     try:
         result = screen(
             corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
@@ -234,11 +242,11 @@ def screen_folder(
         # is one); one whose stamp moved since it was read, or written just before the scan, is
         # hashed again (reread: every file is).
         stamps = {} if reread else corpus.settled_stamps()
-        share = helper.call if helper is not None else None
+        share = helper_of_check.call if helper_of_check is not None else None
         changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
     finally:
-        if helper is not None:
-            helper.close()
+        if helper_of_check is not None:
+            helper_of_check.close()
     if isinstance(texts, SourceTexts) and texts.failures:
         seen = {p for p, _ in changed_list}
         changed_list += [

@@ -78,17 +78,20 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     monkeypatch.setattr(helper_mod, "HELPER_MIN_DOCUMENTS", 0)
     monkeypatch.setattr(helper_mod, "HELPER_MIN_CORES", 0)
     started: list[VerifyHelper] = []
+    engines: list[bool] = []
     real_start = VerifyHelper.start
 
-    def start(self) -> None:
+    def start(self, engine: bool = True) -> None:
         started.append(self)
-        real_start(self)
+        engines.append(engine)
+        real_start(self, engine)
 
     monkeypatch.setattr(VerifyHelper, "start", start)
     # The check after the run gives the helper half of the files to stat.
     from neardup_gui.io import corpus as corpus_mod
 
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 1)
+    monkeypatch.setattr(corpus_mod, "SETTLE_NS", 0)  # the rescan below takes every file over unread
     calls: list[str] = []
     real_call = VerifyHelper.call
 
@@ -103,8 +106,11 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
     assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
     again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over
-    assert len(started) == 1 and again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
-    assert started and started[0].sent > 0 and started[0]._pool is None  # used, then closed
+    assert again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
+    # The rescan verifies nothing; a light helper (no engine) takes half of the check's stats.
+    assert engines == [True, False] and again.run.counts["unchanged_files_not_read"] == len(plain.documents)
+    assert calls == ["_stamps_moved: 0"] * 2 and again.run.integrity == "unchanged"
+    assert started[0].sent > 0 and started[1].sent == 0 and all(h._pool is None for h in started)  # closed
     assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
 
