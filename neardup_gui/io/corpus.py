@@ -706,6 +706,53 @@ class _EarlyHelper:
         self._progress.check()
 
 
+class _ManifestRows:
+    """The manifest row of each walk entry, made from its read result, its known row taken over
+    unread, or its status alone (None); with what the scan keeps of them besides."""
+
+    _fields = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
+
+    def __init__(self, entries: list[WalkEntry], shown: list[tuple[str, bool]]) -> None:
+        self._entries, self._shown = entries, shown
+        self._made: list[Document | None] = [None] * len(entries)
+        self._sources: dict[str, str] = {}  # a few folder names, each shown once
+        self.stamps: dict[str, tuple[int, ...]] = {}  # path -> stamp when read or taken over
+        self.texts: dict[str, str] = {}  # path -> text read
+        self.trusted: set[str] = set()  # paths taken over unread
+
+    def add(self, n: int, r: KnownFile | _ReadResult | None) -> None:
+        """Make entry ``n``'s row now (as its read result comes in)."""
+        self._made[n] = self._row(self._entries[n], *self._shown[n], r)
+
+    def all(self, found: list[KnownFile | _ReadResult | None]) -> list[Document]:
+        """Every entry's row, in walk order: those not made yet from ``found`` (per entry)."""
+        return [
+            d if d is not None else self._row(e, path, renamed, r)
+            for d, e, (path, renamed), r in zip(self._made, self._entries, self._shown, found)
+        ]
+
+    def _row(self, e: WalkEntry, path: str, renamed: bool, r: KnownFile | _ReadResult | None) -> Document:
+        note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
+        if r is None:
+            status, message, size, mtime = e.status, e.message, e.size, e.mtime
+            sha, enc, chars, extractor = "", "", 0, PLAIN_TEXT
+        else:  # a known row and a read result name these fields alike
+            status, message, size, mtime, sha, enc, chars, extractor = self._fields(r)
+            if r.stamp is not None:
+                self.stamps[path] = r.stamp
+            if isinstance(r, KnownFile):
+                self.trusted.add(path)
+            elif r.text is not None:
+                self.texts[path] = r.text
+        if note and note not in message:
+            message = "; ".join(m for m in (message, note) if m)
+        source_id = self._sources.get(e.source_id)
+        if source_id is None:
+            source_id = self._sources[e.source_id] = display_path(e.source_id)[0]
+        return document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
+                        sha, enc, chars, status, message, extractor)  # fmt: skip
+
+
 # ---------------------------------------------------------------------------
 # Public entry points
 
@@ -781,10 +828,8 @@ def scan_folder(
         if callable(known):
             known = known()
         shown = [display_path(e.rel) for e in entries]
-        source_ids: dict[str, str] = {}  # a few folder names, each shown once
         # Per entry: its known row when taken over unread, its read result, or None (a status row).
         found: list[KnownFile | _ReadResult | None] = [None] * len(entries)
-        stamps: dict[str, tuple[int, ...]] = {}
         to_read: list[int] = []
         for n, (e, (path, _)) in enumerate(zip(entries, shown)):
             if e.status:
@@ -794,39 +839,13 @@ def scan_folder(
                 found[n] = old
             else:
                 to_read.append(n)
-        made: list[Document | None] = [None] * len(entries)
-        texts_by_path: dict[str, str] = {}
-        trusted_paths: set[str] = set()
-        row_of = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
-
-        def row(e: WalkEntry, path: str, renamed: bool, r: KnownFile | _ReadResult | None) -> Document:
-            """The manifest row of one entry: a status row, a known row taken over, or a file read."""
-            note = "file name is not valid UTF-8 (bytes shown as \\xNN)" if renamed else ""
-            if r is None:
-                status, message, size, mtime = e.status, e.message, e.size, e.mtime
-                sha, enc, chars, extractor = "", "", 0, PLAIN_TEXT
-            else:  # a known row and a read result name these fields alike
-                status, message, size, mtime, sha, enc, chars, extractor = row_of(r)
-                if r.stamp is not None:
-                    stamps[path] = r.stamp
-                if isinstance(r, KnownFile):
-                    trusted_paths.add(path)
-                elif r.text is not None:
-                    texts_by_path[path] = r.text
-            if note and note not in message:
-                message = "; ".join(m for m in (message, note) if m)
-            source_id = source_ids.get(e.source_id)
-            if source_id is None:
-                source_id = source_ids[e.source_id] = display_path(e.source_id)[0]
-            return document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
-                            sha, enc, chars, status, message, extractor)  # fmt: skip
+        rows = _ManifestRows(entries, shown)
 
         def arrived(first: int, part: list[_ReadResult]) -> None:
             # Rows made while the reading helper still reads: this process then claims fewer files
             # and the helper more, instead of it waiting while this process makes every row at the end.
             for f, r in enumerate(part, first):
-                n = to_read[f]
-                made[n] = row(entries[n], *shown[n], r)
+                rows.add(to_read[f], r)
 
         how = _How(max_bytes, extract_options, progress.check)
         files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
@@ -841,23 +860,21 @@ def scan_folder(
     for n, r in zip(to_read, results):
         found[n] = r
     del results
-    documents = [
-        d if d is not None else row(e, path, renamed, r) for d, e, (path, renamed), r in zip(made, entries, shown, found)
-    ]
+    documents = rows.all(found)
     documents.sort(key=lambda d: d.path)
     extra: dict[str, dict[str, str]] = {}
     if sidecar is not None:
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
-    read = {d.doc_id: texts_by_path[d.path] for d in documents if d.path in texts_by_path}
+    read = {d.doc_id: rows.texts[d.path] for d in documents if d.path in rows.texts}
     usable = {d.doc_id: d for d in documents if d.status == STATUS_OK}
-    later = {i: d for i, d in usable.items() if d.path in trusted_paths}
+    later = {i: d for i, d in usable.items() if d.path in rows.trusted}
     texts = SourceTexts(root_path, read, later, docs=usable)
-    corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, stamps, frozenset(trusted_paths), started_ns)
+    corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, rows.stamps, frozenset(rows.trusted), started_ns)
     # A row or more per file, emptied giving way: freed at once as this returned, they held the
     # interpreter 40-190 ms at 100,000 files (and a window waiting for it).
-    for rows in (entries, shown, found):
-        empty_giving_way(rows)
+    for part in (entries, shown, found):
+        empty_giving_way(part)
     return corpus
 
 
