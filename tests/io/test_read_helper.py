@@ -173,6 +173,28 @@ def test_a_helper_that_dies_leaves_its_files_to_this_process(many: Path, monkeyp
     assert _no_helper_left()
 
 
+def test_a_helper_that_cannot_start_leaves_every_file_to_this_process(
+    many: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    alone = scan_folder(many)
+    # A spawned process gets what it runs by pickling: a lambda cannot be, so start() fails.
+    monkeypatch.setattr(corpus_mod, "_helper_reads", lambda *args: None)
+    read_here: list[str] = []
+    real_read = corpus_mod._read_file
+
+    def read(path, name, how):
+        read_here.append(path)
+        return real_read(path, name, how)
+
+    monkeypatch.setattr(corpus_mod, "_read_file", read)
+    with caplog.at_level("WARNING", logger="neardup_gui.io.corpus"):
+        shared = scan_folder(many, read_helper=True)
+    assert shared.documents == alone.documents and dict(shared.texts) == dict(alone.texts)
+    assert len(read_here) == sum(1 for d in alone.documents if d.status != "excluded")
+    assert "reading helper could not start" in caplog.text
+    assert _no_helper_left()
+
+
 def test_a_cancel_while_reading_stops_the_helper(many: Path) -> None:
     cancel = threading.Event()
 
