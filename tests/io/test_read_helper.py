@@ -207,6 +207,35 @@ def test_a_cancel_while_reading_stops_the_helper(many: Path) -> None:
     assert _no_helper_left()
 
 
+def test_a_cancel_while_listing_stops_a_helper_started_meanwhile(
+    many: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The walk reports each folder listed; a cancel after the helper started during the walk
+    (at the second folder) stops the scan at the next folder, and the helper is stopped with it
+    (not left waiting for files until its queue breaks, which it would report on stderr)."""
+    cancel = threading.Event()
+    started: list[bool] = []
+    real_start = corpus_mod._ReadHelper.start
+
+    def start(self) -> None:
+        started.append(True)
+        real_start(self)
+
+    monkeypatch.setattr(corpus_mod._ReadHelper, "start", start)
+
+    def cancel_once_started(stage: str, done: int, total: int) -> None:
+        assert stage == "list", "the scan went past the walk"
+        if started:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        scan_folder(many, read_helper=True, progress=CallbackProgress(cancel_once_started, cancel, min_interval=0.0))
+    assert started == [True]
+    assert _no_helper_left()
+    time.sleep(0.5)  # a helper left behind would be up by now, and fail on its broken queue
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def _results(texts: list[str]) -> list[_ReadResult]:
     results = [
         _ReadResult("ok", "", len(t), 1.5, "ab" * 32, "utf-8", len(t), t, "text", (1, 2, 3, 4, 5)) for t in texts
