@@ -86,7 +86,9 @@ def start_early() -> bool:
 
 
 class VerifyHelper:
-    """One spawned process that runs ``run_job``; ``submit`` returns None when it is not usable."""
+    """One spawned process that runs ``run_job``; ``submit`` returns None when it is not usable.
+    ``call`` gives it other work (the check after the run takes a share of its stats); started
+    with ``engine=False`` it serves only such calls (a rescan's light helper)."""
 
     def __init__(self) -> None:
         self._pool: ProcessPoolExecutor | None = None

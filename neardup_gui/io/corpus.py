@@ -78,16 +78,17 @@ from neardup_gui.io.extract import (
 from neardup_gui.io.sidecar import SIDECAR_COLUMNS, apply_sidecar, check_unique_ids
 from neardup_gui.io.walk import (
     CorpusError,
+    WalkEntry,
     display_path,
     file_stamp,
     fs_path,
     make_doc_id,
     stat_quiet,
-    WalkEntry,
     walk_folder,
 )
 
 __all__ = [
+    "CHECK_SHARE_MIN",
     "DEFAULT_INCLUDE",
     "SIDECAR_COLUMNS",
     "BinaryContentError",
@@ -97,7 +98,6 @@ __all__ = [
     "SourceTexts",
     "TextUnavailable",
     "UndecodableError",
-    "CHECK_SHARE_MIN",
     "check_integrity",
     "check_share_pays",
     "decode_bytes",
@@ -505,9 +505,10 @@ def _read_chunk(files: Sequence[tuple[str, str]], c: int, size: int, how: _How) 
 
 # A chunk's texts cross the pipe as one UTF-16 string: a 1,500-character Chinese text is encoded
 # and decoded in ~4.5 us, against ~7.4 us as UTF-32 and ~8.2 us as UTF-8 (what pickle uses for a
-# str), and it is 2 bytes a character (UTF-32: 4, UTF-8: 3). UTF-16 cannot tell a lone high surrogate followed by a lone low one from the
-# character the pair encodes: a chunk whose texts hold any surrogate code point (a strict encode
-# refuses it) goes as UTF-32 with surrogatepass instead, every code point exactly.
+# str), and it is 2 bytes a character (UTF-32: 4, UTF-8: 3). UTF-16 cannot tell a lone high
+# surrogate followed by a lone low one from the character the pair encodes: a chunk whose texts
+# hold any surrogate code point (a strict encode refuses it) goes as UTF-32 with surrogatepass
+# instead, every code point exactly.
 _WIRE, _WIRE_EXACT = "utf-16-le", "utf-32-le"
 
 
@@ -539,8 +540,8 @@ def _unpack_chunk(rows: list[tuple], wire: bytes, wire_encoding: str) -> list[_R
 
 def _helper_reads(paths: str, names: str, size: int, max_bytes: int, options: ExtractOptions, counter, out) -> None:
     """The reading helper process: claims chunks of ``size`` files (``paths`` and ``names`` joined
-    by NUL) until none is left, and puts each chunk's results on ``out`` as ``(chunk, rows, texts, how the
-    texts are encoded)`` (``_pack_chunk``); then ``None``."""
+    by NUL) until none is left, and puts each chunk's results on ``out`` as ``(chunk, rows, texts,
+    how the texts are encoded)`` (``_pack_chunk``); then ``None``."""
     files = list(zip(paths.split("\0"), names.split("\0")))
     how = _How(max_bytes, options)
     chunks = -(-len(files) // size)
@@ -588,7 +589,8 @@ class _ReadHelper:
 
     def send(self, files: list[tuple[str, str]], size: int, how: _How) -> None:
         """Give it the files to read, ``size`` to a chunk."""
-        self._jobs.put(("\0".join(p for p, _ in files), "\0".join(n for _, n in files), size, how.max_bytes, how.options))
+        paths, names = "\0".join(p for p, _ in files), "\0".join(n for _, n in files)
+        self._jobs.put((paths, names, size, how.max_bytes, how.options))
 
     def close(self) -> None:
         """End the process: stopped unless it has sent its last chunk (it was given nothing to
@@ -835,7 +837,13 @@ def scan_folder(
             if e.status:
                 continue
             old = known.get(path) if known else None
-            if old is not None and old.stamp == e.stamp and old.sha256 and old.size <= max_bytes and old.status in TRUSTABLE_STATUSES:
+            if (
+                old is not None
+                and old.stamp == e.stamp
+                and old.sha256
+                and old.size <= max_bytes
+                and old.status in TRUSTABLE_STATUSES
+            ):
                 found[n] = old
             else:
                 to_read.append(n)

@@ -238,9 +238,9 @@ def screen_folder(
             helper=helper, alongside=ahead,
         )  # fmt: skip
         del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
-        # After the run every file is stat'ed (half of them by the verification helper, if there
-        # is one); one whose stamp moved since it was read, or written just before the scan, is
-        # hashed again (reread: every file is).
+        # After the run every file is stat'ed (from CHECK_SHARE_MIN files, half of them by the
+        # verification helper or the rescan's light one); one whose stamp moved since it was read,
+        # or written just before the scan, is hashed again (reread: every file is).
         stamps = {} if reread else corpus.settled_stamps()
         share = helper_of_check.call if helper_of_check is not None else None
         changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
