@@ -38,7 +38,7 @@ import numpy as np
 
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
-from neardup_gui.core.records import NormalizeOptions, Segment
+from neardup_gui.core.records import NormalizeOptions, Segment, interned
 from neardup_gui.core.shingles import window_base
 
 log = logging.getLogger(__name__)
@@ -572,7 +572,7 @@ def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[Ve
         count = int(sampled[p])
         if count:
             text = to_text(left_all[left_off[p] : left_off[p + 1]])
-            sample = tuple(text[q : q + k] for q in samples[p, :count].tolist())
+            sample = interned(text[q : q + k] for q in samples[p, :count].tolist())
         else:
             sample = ()
         out.append(

@@ -6,6 +6,8 @@ Must not import Qt, pandas or anything under ``neardup_gui.io``.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -326,6 +328,14 @@ class FlagEvidence:
     left_spans: tuple[tuple[int, int], ...] = ()
     right_spans: tuple[tuple[int, int], ...] = ()
     note: str = ""
+
+
+def interned(texts: Iterable[str]) -> tuple[str, ...]:
+    """``tuple(texts)`` with each string interned (``sys.intern``): for a candidate's methods,
+    flags and shared-shingle sample. A cluster of near copies repeats the same few strings in
+    every one of its pairs, each a string object of its own otherwise (the sample alone was
+    1.9 KB a pair: 20,000 filled-in copies of one template gave 452,774 pairs)."""
+    return tuple(map(sys.intern, texts))
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from neardup_gui.core.records import (
     Candidate,
     Document,
     ScreenParams,
+    interned,
 )
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def verify_pairs(
                 diff, sample, left_chars, right_chars = done.diff, done.sample, done.left_chars, done.right_chars
             else:
                 ln, rn, diff = align(li, ri)
-                sample = tuple(sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE))
+                sample = interned(sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE))
                 left_chars, right_chars = ln.cps.size, rn.cps.size
             gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
             sig_i, sig_j = proposals.signatures[gi], proposals.signatures[gj]

@@ -34,7 +34,7 @@ from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import give_way
-from neardup_gui.core.records import Candidate, FlagEvidence, Segment
+from neardup_gui.core.records import Candidate, FlagEvidence, Segment, interned
 from neardup_gui.io.corpus import KnownFile
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def _candidate_row(c: Candidate) -> list:
 def _candidate(row: list) -> Candidate:
     row = list(row)
     for i in _TUPLES:
-        row[i] = tuple(row[i])
+        row[i] = interned(row[i])
     row[_SEGMENTS] = tuple(Segment(*s) for s in row[_SEGMENTS])
     row[_EVIDENCE] = tuple(
         FlagEvidence(flag, tuple(map(tuple, left)), tuple(map(tuple, right)), note)

@@ -73,6 +73,7 @@ from neardup_gui.core.records import (
     RunRecord,
     Segment,
     document,
+    interned,
 )
 from neardup_gui.core.review import (
     RETAINED_CHOICES,
@@ -357,6 +358,8 @@ def _candidate_from_row(row: sqlite3.Row) -> Candidate:
     data = {name: row[_COLUMN.get(name, name)] for name in _CAND_FIELDS}
     for name in _CAND_JSON:
         data[name] = tuple(json.loads(data[name]))
+    for name in ("methods", "flags", "shared_sample"):
+        data[name] = interned(data[name])
     data["segments"] = tuple(Segment(**s) for s in data["segments"])
     data["evidence"] = tuple(
         FlagEvidence(e["flag"], tuple(map(tuple, e["left_spans"])),

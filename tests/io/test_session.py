@@ -517,3 +517,50 @@ def test_every_candidate_value_is_a_plain_python_value(method: str) -> None:
         bad = {f.name: type(getattr(candidate, f.name)) for f in dataclasses.fields(candidate)
                if not _plain(getattr(candidate, f.name))}  # fmt: skip
         assert not bad, (method, bad)
+
+
+def _copies_of_one_template(folder: Path, n: int) -> None:
+    """``n`` copies of one article, each with its own amount filled in and a character changed:
+    a cluster in which every file is a near copy of every other."""
+    import random
+
+    rng = random.Random(8)
+    base = "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(600))
+    folder.mkdir()
+    for i in range(n):
+        at = rng.randrange(100, 500)
+        text = f"{base[:at]}{rng.randrange(1000, 99999)}元{base[at:]}"
+        p = rng.randrange(len(text))
+        (folder / f"{i:03d}.txt").write_text(text[:p] + "改" + text[p + 1 :], encoding="utf-8")
+
+
+def _distinct_objects(candidates) -> tuple[int, int]:
+    """(distinct strings, distinct string objects) among the candidates' methods, flags and samples."""
+    strings = [s for c in candidates for part in (c.methods, c.flags, c.shared_sample) for s in part]
+    return len(set(strings)), len({id(s) for s in strings})
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["aligned-here", "compiled-batches"])
+def test_a_cluster_of_near_copies_shares_its_repeated_strings(tmp_path: Path, monkeypatch, compiled: bool) -> None:
+    # Every pair of a cluster names the same methods and flags and mostly the same sampled
+    # shingles; each string held once, however many pairs hold it (freshly screened, by either
+    # way of aligning, read back from the session, and taken over from the last run's pairs).
+    from neardup_gui.core import diffspans
+
+    kernel = diffspans._load_kernel() if compiled else None
+    assert kernel is not None or not compiled
+    monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)  # small screens align here otherwise
+    folder = tmp_path / "稿件"
+    _copies_of_one_template(folder, 40)
+    out = tmp_path / "ws"
+    first = screen_folder(folder, ScreenParams(k=5, all_scores="never"), out_dir=out)
+    assert len(first.candidates) >= 300 and all(c.shared_sample for c in first.candidates)
+    distinct, objects = _distinct_objects(first.candidates)
+    assert objects == distinct < len(first.candidates)
+    with ReviewSession.open(out / "session.sqlite") as session:
+        stored = session.candidates()
+    assert [c.shared_sample for c in stored] == [c.shared_sample for c in first.candidates]
+    assert _distinct_objects(stored)[1] == _distinct_objects(stored)[0]
+    again = screen_folder(folder, ScreenParams(k=5, all_scores="never"), out_dir=out)
+    assert again.run.counts["pairs_from_previous_run"] == len(first.candidates)
+    assert _distinct_objects(again.candidates)[1] == _distinct_objects(again.candidates)[0]
