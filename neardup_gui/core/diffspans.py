@@ -38,7 +38,7 @@ import numpy as np
 
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
-from neardup_gui.core.records import NormalizeOptions, Segment, interned
+from neardup_gui.core.records import NormalizeOptions, Segment, shared_strings
 from neardup_gui.core.shingles import window_base
 
 log = logging.getLogger(__name__)
@@ -559,8 +559,12 @@ def align_verify(batch: VerifyBatch) -> tuple[np.ndarray, ...]:
     return kernel.verify_batch(*batch.args)
 
 
-def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[VerifiedPair]:
-    """Each packed pair's alignment, sample and lengths, in order."""
+def unpack_verify(
+    batch: VerifyBatch, result: tuple[np.ndarray, ...], strings: dict[str, str] | None = None
+) -> list[VerifiedPair]:
+    """Each packed pair's alignment, sample and lengths, in order; the samples' strings are those
+    of ``strings`` where equal (``records.shared_strings``; a table of its own when None)."""
+    strings = {} if strings is None else strings
     counts, *parts = result[:6]
     lengths, samples, sampled, left_all, left_off = result[6:]
     ends = np.cumsum(counts, axis=0)
@@ -572,7 +576,7 @@ def unpack_verify(batch: VerifyBatch, result: tuple[np.ndarray, ...]) -> list[Ve
         count = int(sampled[p])
         if count:
             text = to_text(left_all[left_off[p] : left_off[p + 1]])
-            sample = interned(text[q : q + k] for q in samples[p, :count].tolist())
+            sample = shared_strings((text[q : q + k] for q in samples[p, :count].tolist()), strings)
         else:
             sample = ()
         out.append(

@@ -6,7 +6,6 @@ Must not import Qt, pandas or anything under ``neardup_gui.io``.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -330,12 +329,14 @@ class FlagEvidence:
     note: str = ""
 
 
-def interned(texts: Iterable[str]) -> tuple[str, ...]:
-    """``tuple(texts)`` with each string interned (``sys.intern``): for a candidate's methods,
-    flags and shared-shingle sample. A cluster of near copies repeats the same few strings in
-    every one of its pairs, each a string object of its own otherwise (the sample alone was
-    1.9 KB a pair: 20,000 filled-in copies of one template gave 452,774 pairs)."""
-    return tuple(map(sys.intern, texts))
+def shared_strings(texts: Iterable[str], table: dict[str, str]) -> tuple[str, ...]:
+    """``tuple(texts)``, each string replaced by the equal one already in ``table`` (added there
+    when new): for a candidate's methods, flags and shared-shingle sample, with one table for the
+    candidates made or read together. A cluster of near copies repeats the same few strings in
+    every one of its pairs, each a string object of its own otherwise (the sample alone was 1.9 KB
+    a pair: 20,000 filled-in copies of one template gave 452,774 pairs). Not ``sys.intern``: some
+    Pythons (the first releases of 3.12, free-threaded builds) never free an interned string."""
+    return tuple(table.setdefault(t, t) for t in texts)
 
 
 @dataclass(frozen=True)

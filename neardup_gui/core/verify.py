@@ -41,7 +41,7 @@ from neardup_gui.core.records import (
     Candidate,
     Document,
     ScreenParams,
-    interned,
+    shared_strings,
 )
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ def verify_pairs(
     kept: list[Candidate] = []
     rejected = 0
     diffs: dict[tuple[str, str], PairDiff] = {}
+    strings: dict[str, str] = {}  # the samples' strings, each held once (records.shared_strings)
 
     # Pairs come sorted by their first document: a small cache serves its repeats without holding
     # the offset maps (20 bytes a character) of every paired document at once.
@@ -212,12 +213,14 @@ def verify_pairs(
                     while len(batches) <= AHEAD and next_batch < len(passing):
                         send_batch()
                     packed, future = batches.popleft()
-                    aligned.extend(unpack_verify(packed, future.result()))
+                    aligned.extend(unpack_verify(packed, future.result(), strings))
                 done = aligned.popleft()
                 diff, sample, left_chars, right_chars = done.diff, done.sample, done.left_chars, done.right_chars
             else:
                 ln, rn, diff = align(li, ri)
-                sample = interned(sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE))
+                sample = shared_strings(
+                    sh.first_shared(ln.text, ln.cps, prepared.hashes[j], params.k, SHARED_SAMPLE_SIZE), strings
+                )
                 left_chars, right_chars = ln.cps.size, rn.cps.size
             gi, gj = proposals.rep_of_index[i], proposals.rep_of_index[j]
             sig_i, sig_j = proposals.signatures[gi], proposals.signatures[gj]

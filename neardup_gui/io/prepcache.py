@@ -34,7 +34,7 @@ from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import give_way
-from neardup_gui.core.records import Candidate, FlagEvidence, Segment, interned
+from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
 from neardup_gui.io.corpus import KnownFile
 
 log = logging.getLogger(__name__)
@@ -76,10 +76,10 @@ def _candidate_row(c: Candidate) -> list:
     return row
 
 
-def _candidate(row: list) -> Candidate:
+def _candidate(row: list, strings: dict[str, str]) -> Candidate:
     row = list(row)
     for i in _TUPLES:
-        row[i] = interned(row[i])
+        row[i] = shared_strings(row[i], strings)
     row[_SEGMENTS] = tuple(Segment(*s) for s in row[_SEGMENTS])
     row[_EVIDENCE] = tuple(
         FlagEvidence(flag, tuple(map(tuple, left)), tuple(map(tuple, right)), note)
@@ -385,9 +385,10 @@ def _pairs_from(z: Any) -> PairMemo | None:
     if tuple(head["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
         return None
     pairs, kept_lines = {}, {}
+    strings: dict[str, str] = {}  # the strings the pairs repeat, held once (records.shared_strings)
     for line in lines[1:]:
         a, b, row = json.loads(line)
-        pairs[(a, b)] = _candidate(row)
+        pairs[(a, b)] = _candidate(row, strings)
         kept_lines[(a, b)] = line
     rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
     return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines)

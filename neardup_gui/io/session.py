@@ -73,7 +73,7 @@ from neardup_gui.core.records import (
     RunRecord,
     Segment,
     document,
-    interned,
+    shared_strings,
 )
 from neardup_gui.core.review import (
     RETAINED_CHOICES,
@@ -354,12 +354,12 @@ def _candidate_values(candidates: Iterable[Candidate]) -> list[tuple[Any, ...]]:
     return [tuple(v if f is None else f(v) for f, v in zip(convert, _cand_values(c))) for c in candidates]
 
 
-def _candidate_from_row(row: sqlite3.Row) -> Candidate:
+def _candidate_from_row(row: sqlite3.Row, strings: dict[str, str]) -> Candidate:
     data = {name: row[_COLUMN.get(name, name)] for name in _CAND_FIELDS}
     for name in _CAND_JSON:
         data[name] = tuple(json.loads(data[name]))
     for name in ("methods", "flags", "shared_sample"):
-        data[name] = interned(data[name])
+        data[name] = shared_strings(data[name], strings)
     data["segments"] = tuple(Segment(**s) for s in data["segments"])
     data["evidence"] = tuple(
         FlagEvidence(e["flag"], tuple(map(tuple, e["left_spans"])),
@@ -705,7 +705,8 @@ class ReviewSession:
 
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
-        return [_candidate_from_row(r) for r in self._candidate_rows(self._resolve_run(run_id), "*")]
+        strings: dict[str, str] = {}  # the strings the pairs repeat, held once (records.shared_strings)
+        return [_candidate_from_row(r, strings) for r in self._candidate_rows(self._resolve_run(run_id), "*")]
 
     def _shas(self, run_id: str | None, *doc_ids: str) -> dict[str, str]:
         """doc_id -> SHA-256 in a run: of the given documents, or of all when none are given."""
