@@ -932,7 +932,8 @@ def check_integrity(
         cut = total // 2
         shared = [n for n in range(cut, total) if documents[n].sha256 and documents[n].path in stamps]
         paths = [documents[n].path for n in shared]
-        elsewhere = share(_stamps_moved, root_text, paths, [stamps[p] for p in paths])
+        given = [stamps[p] for p in paths]
+        elsewhere = share(_stamps_moved, root_text, paths, given)
         if elsewhere is None:
             cut = total
     stamp_of = _Stamper(root_path, root_text)
@@ -956,7 +957,7 @@ def check_integrity(
             moved = [shared[i] for i in elsewhere.result()]
         except Exception:  # the other process failed: its share is stat'ed here
             log.warning("the other process could not check its share of the files; checking them here", exc_info=True)
-            moved = [shared[i] for i in _stamps_moved(root_text, paths, [stamps[p] for p in paths])]
+            moved = [shared[i] for i in _stamps_moved(root_text, paths, given)]
         for n in moved:
             progress.check()
             what = _changed(root_path, root_text, documents[n])
