@@ -527,7 +527,7 @@ class _Preparer:
             def find_hits(values: np.ndarray, prefilter: np.ndarray) -> list[np.ndarray]:
                 if values.size == 0 or windows.size == 0:
                     return [_NO_HITS] * n
-                found = np.empty(wb[-1], dtype=np.int64)
+                found = np.empty(wb[-1], dtype=np.int32)  # as the cache keeps them (shared with it)
                 found_bounds = np.empty(n + 1, dtype=np.int64)
                 kernel.batch_hits(windows, win_bounds, values, prefilter, found, found_bounds)
                 fb = found_bounds.tolist()
@@ -733,14 +733,14 @@ def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, tabl
     binary search of every window hash cost more than the rest of a prepare).
     """
     if candidates.size == 0 or hashes.size == 0:
-        return np.zeros(0, dtype=np.int64)
+        return _NO_HITS
     if table is not None:
         hashes = hashes[table[(hashes >> _PREFILTER_SHIFT).astype(np.intp)]]
         if hashes.size == 0:
-            return np.zeros(0, dtype=np.int64)
+            return _NO_HITS
     idx = np.searchsorted(candidates, hashes)
     idx[idx >= candidates.size] = 0
-    found = idx[candidates[idx] == hashes]
+    found = idx[candidates[idx] == hashes].astype(np.int32)
     return np.unique(found) if unique and found.size > 1 else found
 
 
@@ -753,7 +753,10 @@ def _in_sample(hashes: np.ndarray, sample: int) -> np.ndarray:
     return (hashes % np.uint64(sample)) == 0
 
 
-_NO_HITS = np.zeros(0, dtype=np.int64)
+# Hits are positions in the boilerplate candidates, kept as int32 (as the prepare cache stores
+# them, so a screen's hits and its new cache's share one array each): a folder of one filled-in
+# template has every shingle a candidate, ~1,500 hits a document.
+_NO_HITS = np.zeros(0, dtype=np.int32)
 
 
 def _batch_samples(windows: np.ndarray, lo: np.ndarray, hi: np.ndarray, sample: int) -> list[np.ndarray]:
@@ -785,7 +788,7 @@ def _batch_hits(
     pos = np.searchsorted(candidates, windows[at])
     pos[pos >= candidates.size] = 0
     ok = candidates[pos] == windows[at]
-    at, pos = at[ok], pos[ok]
+    at, pos = at[ok], pos[ok].astype(np.int32)
     out = []
     for a, b in zip(np.searchsorted(at, lo).tolist(), np.searchsorted(at, hi).tolist()):
         out.append(np.unique(pos[a:b]) if b > a else _NO_HITS)

@@ -282,3 +282,22 @@ def test_a_taken_over_template_note_names_the_current_corpus_threshold() -> None
     # Pairs not flagged as template keep their evidence whatever the threshold (their boilerplate
     # shingles are the same before and after).
     assert again.counts["pairs_from_previous_run"] == 2
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_boilerplate_hits_are_held_once_by_the_screen_and_its_new_cache(monkeypatch, compiled) -> None:
+    # A folder of one filled-in template has ~1,500 hits a document: int32, one array for both.
+    if compiled:
+        monkeypatch.setattr(prep_mod, "_COMPILED_MIN_CHARS", 0)  # the kernels, not numpy, for a small folder
+    else:
+        monkeypatch.setattr(prep_mod, "_prep_kernels", lambda: None)
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", 24)  # most batches find their hits after the sample
+    texts = _corpus(120)
+    ids = sorted(texts)
+    out = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    assert out.boiler_hits is not None and out.cache is not None
+    header_docs = [i for i, d in enumerate(out.doc_ids) if texts[d].startswith(HEADER)]
+    assert header_docs and all(out.boiler_hits[i].size for i in header_docs)
+    assert {h.dtype for h in out.boiler_hits} == {np.dtype(np.int32)}
+    held = {id(h) for h in out.boiler_hits}
+    assert all(id(h) in held for h in out.cache.hits if h.size)

@@ -14,6 +14,7 @@ Imports numpy and sibling engine modules only.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -251,13 +252,19 @@ def _bucket_bits(total: int, min_count: int) -> int:
 
 
 def _distinct(hash_arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """The arrays with exact duplicates removed (first kept)."""
-    seen: dict[tuple[int, int, int, int], list[np.ndarray]] = {}
+    """The arrays with exact duplicates removed (first kept).
+
+    Keyed by a digest of the whole array: near copies of one template share their smallest,
+    largest and middle hashes and often their size, so a key made of those put thousands of
+    arrays in one bucket, each compared with all before it (quadratic in a folder of one filled-in
+    template). Equal digests are still compared before an array is dropped.
+    """
+    seen: dict[tuple[int, bytes], list[np.ndarray]] = {}
     out = []
     for h in hash_arrays:
         if h.size == 0:
             continue
-        key = (h.size, h.item(0), h.item(-1), h.item(h.size // 2))
+        key = (h.size, hashlib.blake2b(memoryview(np.ascontiguousarray(h)), digest_size=16).digest())
         same = seen.setdefault(key, [])
         if any(np.array_equal(h, g) for g in same):
             continue
