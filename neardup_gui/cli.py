@@ -123,6 +123,8 @@ def _params_from_args(args: argparse.Namespace) -> ScreenParams:
         kwargs["ngram_min"], kwargs["ngram_max"] = int(lo), int(hi or lo)
     if args.simhash_distance is not None:
         kwargs["simhash_distance"] = args.simhash_distance
+    if args.cluster_limit is not None:
+        kwargs["cluster_limit"] = args.cluster_limit
     return ScreenParams(**kwargs)
 
 
@@ -165,6 +167,14 @@ def _add_screen(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-bytes", type=int, default=d.max_bytes, help="larger files are listed as too_large")
     p.add_argument("--ngram", help="TF-IDF character n-gram range, e.g. 2,3")
     p.add_argument("--simhash-distance", type=int, help="SimHash Hamming distance threshold")
+    p.add_argument(
+        "--cluster-limit",
+        type=int,
+        metavar="N",
+        help="in a group of more than N files linked as near copies (one text filled in many times), verify "
+        "only each file's closest partners and the links keeping the group connected; 0 verifies every pair "
+        f"(default {d.cluster_limit})",
+    )
     p.add_argument(
         "--all-scores",
         choices=("auto", "always", "never"),

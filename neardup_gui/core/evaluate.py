@@ -93,6 +93,8 @@ class PairScore:
         jaccard: Exact Jaccard of the shingle sets (0.0 when not compared).
         containment_left, containment_right: |L∩R|/|L| and |L∩R|/|R|.
         note: Why the pair was not compared ("" when it was).
+        set_aside: Proposed, but set aside unverified inside a large cluster of near copies
+            (``ScreenParams.cluster_limit``); ``hit`` is then False.
     """
 
     pair: LabelledPair
@@ -103,6 +105,7 @@ class PairScore:
     containment_left: float = 0.0
     containment_right: float = 0.0
     note: str = ""
+    set_aside: bool = False
 
 
 def outcome(score: PairScore, threshold: float) -> str:
@@ -130,6 +133,8 @@ def error_reason(score: PairScore, threshold: float) -> str:
     if kind == "FN":
         if not score.compared:
             return f"not compared: {score.note}"
+        if not score.hit and score.set_aside:
+            return f"set aside unverified in a large cluster of near copies (Jaccard {j}; see cluster_limit)"
         if not score.hit:
             if score.jaccard >= t:
                 return f"missed by LSH (Jaccard {j} >= {t:g})"
@@ -378,6 +383,12 @@ def _group_pairs(prepared: Prepared, proposals: Proposals) -> tuple[list[int], s
     return group, linked
 
 
+def _set_aside(proposals: Proposals) -> set[tuple[int, int]]:
+    """The group pairs LSH or the containment index proposed that were set aside in large clusters."""
+    group = proposals.exact_group_of
+    return {(min(group[i], group[j]), max(group[i], group[j])) for i, j in proposals.set_aside.tolist()}
+
+
 def _returned(i: int, j: int, group: Sequence[int], linked: set[tuple[int, int]]) -> bool:
     gi, gj = group[i], group[j]
     return gi == gj or (min(gi, gj), max(gi, gj)) in linked
@@ -457,9 +468,10 @@ def _evaluate_k(
     if len(prepared) >= 2:
         proposals = propose(prepared, params, progress)
         group, linked = _group_pairs(prepared, proposals)
+        aside = _set_aside(proposals)
         pairs = proposals.all_pairs()
     else:
-        proposals, group, linked, pairs = None, list(range(len(prepared))), set(), []
+        proposals, group, linked, aside, pairs = None, list(range(len(prepared))), set(), set(), []
     cand = np.array([pair_scores(prepared.hashes[i], prepared.hashes[j]).jaccard for i, j in pairs], dtype=float)
     no_shingles = set(prepared.no_shingles)
     scores = []
@@ -482,7 +494,8 @@ def _evaluate_k(
         if hit and not methods and group[i] == group[j]:
             methods = ("exact",)
         cl, cr = ps.containment_left, ps.containment_right
-        scores.append(PairScore(p, True, hit, methods, ps.jaccard, cl, cr))
+        unverified = not hit and (min(group[i], group[j]), max(group[i], group[j])) in aside
+        scores.append(PairScore(p, True, hit, methods, ps.jaccard, cl, cr, set_aside=unverified))
     miss_audit = None
     if audit:
         n = len(prepared)
@@ -491,7 +504,8 @@ def _evaluate_k(
             indices = np.sort(rng.choice(n, size=audit_sample, replace=False))
         else:
             indices = np.arange(n)
-        misses, compared = _all_pairs_misses(prepared, indices, min_threshold, group, linked, progress)
+        # A pair set aside in a large cluster was proposed: not an LSH miss (the run note counts them).
+        misses, compared = _all_pairs_misses(prepared, indices, min_threshold, group, linked | aside, progress)
         miss_audit = MissAudit(params.k, min_threshold, int(indices.size), n, int(indices.size) < n, compared, tuple(misses))
     return KEvaluation(params.k, params, bands, rows, len(prepared), cand, tuple(scores), miss_audit)
 

@@ -31,7 +31,8 @@ from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
-from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures
+from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures
+from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures, unique_pairs
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.normalize import normalize_batch
@@ -134,8 +135,17 @@ class PairMemo:
     lines: Mapping[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
 
     def applies_to(self, params: ScreenParams) -> bool:
-        """Were these pairs verified with ``params`` (compared as canonical JSON)?"""
-        return _as_json(self.params) == _as_json(params.to_dict())
+        """Were these pairs verified with ``params`` (compared as canonical JSON)?
+
+        ``cluster_limit`` is left out: it chooses which pairs are verified, not how.
+        """
+        mine = {k: v for k, v in self.params.items() if k not in _CHOOSING_ONLY}
+        theirs = {k: v for k, v in params.to_dict().items() if k not in _CHOOSING_ONLY}
+        return _as_json(mine) == _as_json(theirs)
+
+
+# Parameters that only choose which proposed pairs are verified (a verified pair does not depend on them).
+_CHOOSING_ONLY = frozenset({"cluster_limit"})
 
 
 def _as_json(value: object) -> str:
@@ -163,6 +173,9 @@ class Proposals:
     tfidf: TfidfModel | None = None
     fingerprints: np.ndarray | None = None
     containment: ContainmentMemo | None = None
+    large_clusters: int = 0
+    clustered: int = 0
+    set_aside: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
 
     def all_pairs(self) -> list[tuple[int, int]]:
         pairs: set[tuple[int, int]] = set()
@@ -242,6 +255,13 @@ def propose(
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:
         return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups[gi], groups[gj])]
 
+    sizes = np.fromiter((len(g) for g in groups), dtype=np.int64, count=len(groups))
+    reps_arr = np.asarray(reps, dtype=np.int64)
+
+    def to_docs(pairs: np.ndarray) -> set[tuple[int, int]]:
+        docs = _doc_pairs(pairs, sizes, reps_arr, expand)
+        return set(zip(docs[:, 0].tolist(), docs[:, 1].tolist()))
+
     method = params.method
     if method == METHOD_MINHASH:
         bands, rows = banding(params)
@@ -261,9 +281,11 @@ def propose(
                     params.containment_sample, params.bucket_cap, progress,
                 )  # fmt: skip
             rep_pairs, proposals.capped_buckets = lsh_pairs(sigs, bands, rows, params.bucket_cap, progress, subset)
-            found = by_method[METHOD_MINHASH] = set()
-            for gi, gj in rep_pairs.tolist():
-                found.update(expand(gi, gj))
+            # Expanded now for the reading ahead, unless so many that a large cluster is likely: then
+            # only the pairs kept by ``_thin_large_clusters`` are ever held as Python objects.
+            early = params.cluster_limit <= 0 or rep_pairs.shape[0] <= len(reps)
+            found = by_method[METHOD_MINHASH] = to_docs(rep_pairs) if early else set()
+            cpairs = None
             if contained is not None:
                 if meanwhile is not None and not contained.done():
                     meanwhile(by_method[METHOD_EXACT] | found, contained.done)
@@ -273,11 +295,16 @@ def propose(
                     cpairs, proposals.boilerplate_samples = outcome.pairs, outcome.ignored
                 else:
                     cpairs, proposals.boilerplate_samples = outcome
-                found = by_method[METHOD_CONTAINMENT] = set()
-                for gi, gj in cpairs.tolist():
-                    found.update(expand(gi, gj))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+        if params.cluster_limit > 0:
+            kept_lsh, cpairs, dropped = _thin_large_clusters(proposals, rep_pairs, cpairs, groups, params.cluster_limit)
+            if dropped.size:
+                proposals.set_aside = unique_pairs(_doc_pairs(dropped, sizes, reps_arr, expand), n)
+            if dropped.size or not early:
+                by_method[METHOD_MINHASH] = to_docs(kept_lsh)
+        if cpairs is not None:
+            by_method[METHOD_CONTAINMENT] = to_docs(cpairs)
     elif method == METHOD_JACCARD:
         rep_pairs, _ = bruteforce.all_pairs_jaccard(
             [prepared.hashes[r] for r in reps], params.threshold, containment_threshold=params.containment_threshold, progress=progress
@@ -301,6 +328,61 @@ def propose(
             found.update(expand(gi, gj))
     progress.check()
     return proposals
+
+
+def _thin_large_clusters(
+    proposals: Proposals,
+    lsh: np.ndarray,
+    contained: np.ndarray | None,
+    groups: Sequence[Sequence[int]],
+    limit: int,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The pairs of LSH and of the containment index kept, and those set aside, in large clusters.
+
+    See ``core.methods.dense``. Works on pairs of exact groups (one representative each, standing
+    for its files) before they are expanded to documents, so a cluster of 20,000 near copies never
+    holds its millions of proposed pairs as Python objects. Sets the counts in ``proposals``.
+
+    Returns:
+        (LSH's pairs kept, the containment index's pairs kept (None when it did not run), the
+        group pairs set aside, sorted); the kept ones in their given order.
+    """
+    m = len(groups)
+    both = lsh if contained is None or not contained.size else np.concatenate([lsh, contained])
+    pairs = unique_pairs(both.astype(np.int64, copy=False).reshape(-1, 2), m)
+    if not pairs.shape[0]:
+        return lsh, contained, pairs
+    rows = np.asarray(proposals.rep_of_index, dtype=np.int64)[[g[0] for g in groups]]
+    files = np.fromiter((len(g) for g in groups), dtype=np.int64, count=m)
+    thinned = thin_by_signatures(pairs, m, proposals.signatures, rows, limit, files=files)
+    proposals.large_clusters, proposals.clustered = thinned.clusters, thinned.documents
+    if not thinned.set_aside:
+        return lsh, contained, pairs[:0]
+    code = pairs[:, 0] * m + pairs[:, 1]  # sorted: ``unique_pairs`` sorts by it
+
+    def kept(given: np.ndarray) -> np.ndarray:
+        given = given.astype(np.int64, copy=False).reshape(-1, 2)
+        return given[thinned.keep[np.searchsorted(code, given[:, 0] * m + given[:, 1])]]
+
+    return kept(lsh), None if contained is None else kept(contained), pairs[~thinned.keep]
+
+
+def _doc_pairs(
+    pairs: np.ndarray, sizes: np.ndarray, reps: np.ndarray, expand: Callable[[int, int], list[tuple[int, int]]]
+) -> np.ndarray:
+    """Pairs of exact groups as pairs of documents, shape (n, 2), i < j.
+
+    A pair of two single files (nearly all of them) maps to its representatives without a Python
+    call each (groups are numbered in order of their first member, so the order holds); a group of
+    several files is expanded by ``expand`` (``exact.pairs_between``).
+    """
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    several = (sizes[pairs[:, 0]] > 1) | (sizes[pairs[:, 1]] > 1)
+    docs = reps[pairs[~several]]
+    if several.any():
+        extra = [p for gi, gj in pairs[several].tolist() for p in expand(gi, gj)]
+        docs = np.concatenate([docs, np.array(extra, dtype=np.int64).reshape(-1, 2)])
+    return docs
 
 
 def screen(
@@ -423,6 +505,14 @@ def screen(
             f"{proposals.capped_buckets} LSH buckets held more than {params.bucket_cap} documents and were "
             "paired around their first member only (likely boilerplate)"
         )
+    if proposals.set_aside.size:
+        counts["large_clusters"] = proposals.large_clusters
+        counts["clustered_documents"] = proposals.clustered
+        counts["set_aside_in_large_clusters"] = int(proposals.set_aside.shape[0])
+        notes.append(
+            cluster_note(proposals.large_clusters, proposals.clustered, int(proposals.set_aside.shape[0]),
+                         params.cluster_limit)
+        )  # fmt: skip
     template = prepared.template or flagmod.TemplateIndex.build(prepared.hashes, k=params.k, options=params.normalize)
     all_pairs = proposals.all_pairs()
     memo, touched, note_moved = None, None, False
@@ -442,6 +532,15 @@ def screen(
     rejected_ids = _rejected_pairs(all_pairs, kept, prepared.doc_ids, by_id) if keep_cache else ()
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache,
                         rejected_ids)  # fmt: skip
+
+
+def cluster_note(clusters: int, files: int, set_aside: int, limit: int) -> str:
+    """The run note of pairs set aside in large clusters (the window says it in its own words)."""
+    return (
+        f"{clusters} group(s) of more than {limit} files linked as near copies ({files} files); {set_aside} of "
+        f"the pairs among them were not verified: each file kept its {DENSE_NEAREST} closest partners and the "
+        "links that keep its group connected (set cluster_limit to 0 to verify every pair)"
+    )
 
 
 def _by_path(by_id: Mapping[str, Document], doc_ids: Sequence[str], i: int, j: int) -> tuple[Document, Document]:

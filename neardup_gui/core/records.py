@@ -211,6 +211,9 @@ class ScreenParams:
         include, exclude: Glob patterns on relative paths.
         max_bytes: Files larger than this get status ``too_large``.
         bucket_cap: LSH buckets larger than this are paired as a star, not all pairs.
+        cluster_limit: A group of more than this many files linked by proposed pairs (one text
+            filled in or copied many times) is verified sparsely: each file's closest partners and
+            the links keeping the group connected (``core.methods.dense``); 0 verifies every pair.
         ngram_min, ngram_max: Character n-gram range of the TF-IDF method.
         simhash_distance: Maximum Hamming distance of the SimHash method.
         docx_tables: Read the text of tables in .docx files (row by row).
@@ -238,6 +241,7 @@ class ScreenParams:
     exclude: tuple[str, ...] = ()
     max_bytes: int = 20 * 1024 * 1024
     bucket_cap: int = 200
+    cluster_limit: int = 50
     ngram_min: int = 2
     ngram_max: int = 3
     simhash_distance: int = 3
@@ -278,6 +282,8 @@ class ScreenParams:
             raise ValueError(f"scope {self.scope} needs patterns naming the reference set")
         if self.all_scores not in ("auto", "always", "never"):
             raise ValueError("all_scores is one of auto, always, never")
+        if self.cluster_limit < 0:
+            raise ValueError("cluster_limit must be 0 (verify every pair) or more")
         if not 0 <= self.simhash_distance <= 64:
             raise ValueError("simhash_distance must be between 0 and 64 bits")
 

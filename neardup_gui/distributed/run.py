@@ -40,7 +40,8 @@ import pandas as pd
 from neardup_gui import __version__
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
-from neardup_gui.core.pipeline import banding, sort_candidates
+from neardup_gui.core.methods.dense import agreement, thin_dense
+from neardup_gui.core.pipeline import banding, cluster_note, sort_candidates
 from neardup_gui.core.progress import Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -316,12 +317,19 @@ class StageRun:
             sample_parts = self._map(
                 stages.sample_frame, preps, sh.split(sh.is_rep), name="samples", sample=params.containment_sample
             )
-        self._drain(band_parts + sample_parts + [template], "shingle", fetch=False)
+        sig_parts = []
+        if params.cluster_limit > 0:  # the signatures outlive the shingles, for ``_thin``
+            sig_parts = self._map(stages.rep_signatures, preps, sh.split(sh.is_rep), name="repsigs")
+        self._drain(band_parts + sample_parts + [template] + sig_parts, "shingle", fetch=False)
         # Everything that needed the shingle arrays has run: free the workers' memory.
         self._release(preps + counting)
         lsh_pairs, capped, cont_pairs, ignored = self._candidates(
             band_parts, sample_parts, int(sh.is_rep.sum()) * bands, sh.shingles // max(1, params.containment_sample)
         )
+        aside = None
+        if sig_parts:
+            lsh_pairs, cont_pairs, aside = self._thin(lsh_pairs, cont_pairs, sh, sig_parts)
+            self._release(sig_parts)
         by_method = self._proposals(sh, lsh_pairs, cont_pairs)
         if params.scope != "all":
             left_out = self._apply_scope(by_method, documents)
@@ -336,6 +344,9 @@ class StageRun:
                 f"{capped} LSH buckets held more than {params.bucket_cap} documents and were "
                 "paired around their first member only (likely boilerplate)"
             )
+        if aside is not None:
+            counts["large_clusters"], counts["clustered_documents"], counts["set_aside_in_large_clusters"] = aside
+            notes.append(cluster_note(*aside, params.cluster_limit))
         all_pairs = sorted(set().union(*by_method.values()))
         kept, rejected = self._verify(all_pairs, by_method, sh, documents, template)
         counts["proposed_pairs"] = len(all_pairs)
@@ -404,6 +415,53 @@ class StageRun:
         cont = [p for p in results[n_lsh + n_ignored :] if p.size]
         empty = np.zeros((0, 2), dtype=np.int64)
         return (np.concatenate(lsh) if lsh else empty, capped, np.concatenate(cont) if cont else empty, ignored)
+
+    def _thin(self, lsh: np.ndarray, contained: np.ndarray, sh: Shingled, sig_parts: list
+              ) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int] | None]:  # fmt: skip
+        """Set aside pairs inside large clusters as ``core.pipeline.propose`` does (the same pairs:
+        the same signatures), fetching only the signature rows of those clusters' representatives.
+
+        Returns the pairs of LSH and of the containment index kept, and (large clusters, their
+        files, document pairs set aside), or None when nothing was set aside.
+        """
+        params = self.params
+        span = self.plan.total
+        pairs = unique_pairs(np.concatenate([lsh, contained]).astype(np.int64).reshape(-1, 2), span)
+        files = np.bincount(sh.pos[sh.rep_index], minlength=span)
+        firsts = [int(sh.pos[lo]) if hi > lo else -1 for lo, hi in sh.bounds]
+        lasts = [int(sh.pos[hi - 1]) if hi > lo else -2 for lo, hi in sh.bounds]
+
+        def agreement_of(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+            wanted = np.unique(np.concatenate([left, right]))
+            parts, asked = [], []
+            for part, first, last in zip(sig_parts, firsts, lasts):
+                inside = wanted[(wanted >= first) & (wanted <= last)]
+                if inside.size:
+                    parts.append(self._submit(stages.signature_rows, part, inside, name="sigrows"))
+                    asked.append(inside)
+            got = self._drain(parts, "candidates")
+            self._release(parts)
+            order = np.concatenate(asked)
+            rows = np.zeros(span, dtype=np.int64)
+            rows[order] = np.arange(order.size)
+            return agreement(np.concatenate(got), rows, left, right)
+
+        thinned = thin_dense(pairs, span, params.cluster_limit, agreement_of, params.num_perm, files=files)
+        if not thinned.set_aside:
+            return lsh, contained, None
+        members = sh.members()
+        dropped = pairs[~thinned.keep]
+        several = np.array([a in members or b in members for a, b in dropped.tolist()], dtype=bool)
+        set_aside = int(np.count_nonzero(~several)) + sum(
+            len(exact.pairs_between(members.get(a, [a]), members.get(b, [b]))) for a, b in dropped[several].tolist()
+        )
+        code = pairs[:, 0] * span + pairs[:, 1]
+
+        def kept(given: np.ndarray) -> np.ndarray:
+            given = given.astype(np.int64).reshape(-1, 2)
+            return given[thinned.keep[np.searchsorted(code, given[:, 0] * span + given[:, 1])]]
+
+        return kept(lsh), kept(contained), (thinned.clusters, thinned.documents, set_aside)
 
     def _proposals(self, sh: Shingled, lsh_pairs: np.ndarray, cont_pairs: np.ndarray) -> dict[str, set]:
         """Pairs per method in positions, expanded to exact-group members as ``core.pipeline.propose``."""

@@ -350,6 +350,19 @@ def band_frame(prep: PartPrep, rep: np.ndarray, bands: int, rows: int) -> pd.Dat
     )
 
 
+def rep_signatures(prep: PartPrep, rep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (ascending) and MinHash signatures of the partition's representatives: kept on
+    the worker once the shingles are freed, for the thinning of large clusters."""
+    idx = np.flatnonzero(rep)
+    return prep.pos[idx].astype(np.int64), prep.sigs[idx].copy()
+
+
+def signature_rows(part: tuple[np.ndarray, np.ndarray], wanted: np.ndarray) -> np.ndarray:
+    """The rows of ``rep_signatures``' output for the positions ``wanted`` (all held there)."""
+    pos, sigs = part
+    return sigs[np.searchsorted(pos, wanted)]
+
+
 def sample_frame(prep: PartPrep, rep: np.ndarray, sample: int) -> pd.DataFrame:
     """One row ``(hash, pos, samples of pos)`` per sampled shingle of every representative."""
     idx = np.flatnonzero(rep)

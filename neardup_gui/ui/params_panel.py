@@ -96,6 +96,18 @@ class ParamsPanel(QWidget):
         self.containment_spin.setToolTip(
             self.tr("Also keep pairs where this share of one text lies inside the other (0 = off)")
         )
+        self.cluster_spin = QSpinBox()
+        self.cluster_spin.setRange(0, 1_000_000)
+        self.cluster_spin.setSingleStep(10)
+        self.cluster_spin.setSpecialValueText(self.tr("verify every pair"))
+        self.cluster_spin.setSuffix(self.tr(" files"))
+        self.cluster_spin.setToolTip(
+            self.tr(
+                "In a group of more than this many files that are near copies of each other (one text filled in "
+                "or copied many times), only each file's closest partners and the pairs that keep the group "
+                "together are verified. 0 verifies every pair."
+            )
+        )
 
         self.nfkc_box = QCheckBox(self.tr("NFKC (full-width → half-width)"))
         self.case_combo = QComboBox()
@@ -126,6 +138,7 @@ class ParamsPanel(QWidget):
         f1.addRow(self.tr("k"), self.k_spin)
         f1.addRow(self.tr("Threshold"), self.threshold_spin)
         f1.addRow(self.tr("Containment"), self.containment_spin)
+        f1.addRow(self.tr("Large groups over"), self.cluster_spin)
         lsh_box = QGroupBox(self.tr("MinHash LSH"))
         f2 = QFormLayout(lsh_box)
         f2.addRow(self.tr("num_perm"), self.num_perm_spin)
@@ -161,7 +174,7 @@ class ParamsPanel(QWidget):
         for combo in (self.method_combo, self.case_combo, self.keep_combo):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(10)
-        for spin in (self.k_spin, self.num_perm_spin, self.bands_spin, self.rows_spin):
+        for spin in (self.k_spin, self.num_perm_spin, self.bands_spin, self.rows_spin, self.cluster_spin):
             spin.valueChanged.connect(self._changed)
         for dspin in (self.threshold_spin, self.containment_spin):
             dspin.valueChanged.connect(self._changed)
@@ -195,6 +208,7 @@ class ParamsPanel(QWidget):
             self.num_perm_spin.setValue(params.num_perm)
             self.threshold_spin.setValue(params.threshold)
             self.containment_spin.setValue(params.containment_threshold)
+            self.cluster_spin.setValue(params.cluster_limit)
             manual = params.bands is not None and params.rows is not None
             bands, rows = (params.bands, params.rows) if manual else optimal_bands_rows(params.threshold, params.num_perm)
             self.manual_banding.setChecked(manual)
@@ -226,6 +240,7 @@ class ParamsPanel(QWidget):
             bands=self.bands_spin.value() if manual else None,
             rows=self.rows_spin.value() if manual else None,
             containment_threshold=round(self.containment_spin.value(), 4),
+            cluster_limit=self.cluster_spin.value(),
             normalize=NormalizeOptions(
                 nfkc=self.nfkc_box.isChecked(),
                 case=self.case_combo.currentData(),

@@ -2,7 +2,8 @@
 
 The engine writes its notes in English into the run record (``RunRecord.notes``); the window says
 them in the interface language, from the record's counts where it can: pairs the comparison scope
-left out (``counts["left_out_by_scope"]``), LSH buckets that were capped, TF-IDF and SimHash
+left out (``counts["left_out_by_scope"]``), LSH buckets that were capped, pairs set aside in large
+clusters of near copies, TF-IDF and SimHash
 scores skipped above the size limit, files that changed during the run, too few documents, files a
 rescan took over without opening them. A note
 the window does not know is shown as written. The line is hidden when there is nothing to say;
@@ -25,6 +26,7 @@ _SCORES_SKIPPED_RE = re.compile(r"\(([\d,]+) characters is above the automatic l
 _KNOWN = {
     "scope": "comparison scope:",
     "capped": " LSH buckets held more than ",
+    "clusters": " group(s) of more than ",
     "scores": "TF-IDF cosine and SimHash distance were not computed for every pair",
     "dask_scores": "TF-IDF cosine and SimHash distance are not computed by the Dask engine",
     "changed": " source file(s) changed during the run",
@@ -99,6 +101,18 @@ class RunNotes(QLabel):
                     "{0} LSH buckets held more than {1} documents and were paired around their first member only "
                     "(likely boilerplate)."
                 ).format(counts.get("capped_buckets", "?"), cap)
+            )
+        if counts.get("set_aside_in_large_clusters") or "clusters" in kinds:
+            limit = params.cluster_limit if params is not None else "?"
+            lines.append(
+                self.tr(
+                    "{0} group(s) of more than {1} files are near copies of each other ({2} files); {3} of the pairs "
+                    "among them were not verified: each file kept its closest partners and the links that keep its "
+                    "group together (Groups tab)."
+                ).format(
+                    counts.get("large_clusters", "?"), limit, counts.get("clustered_documents", "?"),
+                    counts.get("set_aside_in_large_clusters", "?"),
+                )
             )
         if "scores" in kinds:
             found = _SCORES_SKIPPED_RE.search(kinds["scores"])

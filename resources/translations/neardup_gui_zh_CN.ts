@@ -1575,7 +1575,22 @@ Results written to: {1}</source>
         <translation>一篇文本有这么大比例包含在另一篇中时，也保留该文本对（0 = 关闭）</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>verify every pair</source>
+        <translation>逐对核验</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> files</source>
+        <translation> 个文件</translation>
+    </message>
+    <message>
         <location line="+3"/>
+        <source>In a group of more than this many files that are near copies of each other (one text filled in or copied many times), only each file&apos;s closest partners and the pairs that keep the group together are verified. 0 verifies every pair.</source>
+        <translation>若互为近似副本的文件（同一文本多次填写或复制）成组且超过此数量，只核验每个文件最接近的几个文件以及把整组连在一起的配对。0 表示逐对核验。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>NFKC (full-width → half-width)</source>
         <translation>NFKC（全角 → 半角）</translation>
     </message>
@@ -1652,6 +1667,11 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Large groups over</source>
+        <translation>大组上限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>MinHash LSH</source>
         <translation>MinHash LSH</translation>
     </message>
@@ -1696,7 +1716,7 @@ Results written to: {1}</source>
         <translation>排除</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+108"/>
         <source>{0} bands × {1} rows. Pairs at Jaccard {2:.1f} are found with probability {3}; at the threshold {4:.2f}, {5}; at Jaccard 0.3, {6}.</source>
         <translation>{0} 段 × {1} 行。Jaccard 为 {2:.1f} 的文本对被找到的概率为 {3}；在阈值 {4:.2f} 处为 {5}；Jaccard 为 0.3 时为 {6}。</translation>
     </message>
@@ -1938,7 +1958,7 @@ Results written to: {1}</source>
 <context>
     <name>RunNotes</name>
     <message>
-        <location filename="../../neardup_gui/ui/run_notes.py" line="+64"/>
+        <location filename="../../neardup_gui/ui/run_notes.py" line="+66"/>
         <source>About this run: {0}</source>
         <translation>本次筛查说明：{0}</translation>
     </message>
@@ -1958,7 +1978,12 @@ Results written to: {1}</source>
         <translation>有 {0} 个 LSH 桶包含超过 {1} 篇文档，只与各桶的第一篇配对（多半是套话模板）。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
+        <source>{0} group(s) of more than {1} files are near copies of each other ({2} files); {3} of the pairs among them were not verified: each file kept its closest partners and the links that keep its group together (Groups tab).</source>
+        <translation>{0} 组互为近似副本的文件各超过 {1} 个（共 {2} 个文件）；其中 {3} 对未逐一核验：每个文件保留与之最接近的几个文件，以及把整组连在一起的配对（见“分组”标签页）。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>TF-IDF cosine and SimHash distance were not computed for every pair ({0} characters is above the automatic limit of {1}); choose the TF-IDF or SimHash method to get them.</source>
         <translation>未给每个文本对计算 TF-IDF 余弦和 SimHash 距离（共 {0} 个字符，超过自动计算上限 {1}）；如需这些分数，请选择 TF-IDF 或 SimHash 方法。</translation>
     </message>

@@ -172,3 +172,37 @@ def test_methods_other_than_minhash_are_refused_with_a_reason(dask_client, sampl
         screen_distributed(sample_dir, PARAMS.with_(all_scores="always"), client=dask_client)
     with pytest.raises(DistributedRefused, match="not both"):
         screen_distributed(sample_dir, PARAMS, files_from=sample_dir / "x.txt", parquet=sample_dir, client=dask_client)
+
+
+def test_a_large_cluster_of_near_copies_is_thinned_to_the_same_pairs_on_dask(dask_client, tmp_path):
+    import random
+
+    rng = random.Random(21)
+
+    def text(n: int) -> str:
+        return "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(n))
+
+    base = text(240)
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(45):  # one notice filled in 45 times, one of them saved twice more
+        chars = list(base)
+        for _ in range(2):
+            chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(3000))
+        body = "".join(chars[:120]) + f"金额{rng.randrange(10**6)}元" + "".join(chars[120:])
+        (src / f"notice_{i:02d}.txt").write_text(body, encoding="utf-8")
+    for c in range(2):
+        (src / f"notice_00_copy{c}.txt").write_bytes((src / "notice_00.txt").read_bytes())
+    for i in range(6):
+        (src / f"other_{i}.txt").write_text(text(300), encoding="utf-8")
+    params = PARAMS.with_(cluster_limit=20)
+    ref = screen_folder(src, params, out_dir=tmp_path / "local")
+    got = screen_distributed(src, params, out_dir=tmp_path / "dask", client=dask_client, partition_docs=9,
+                             chunk_pairs=64)  # fmt: skip
+    assert ref.run.counts["set_aside_in_large_clusters"] > 0 and ref.run.counts["clustered_documents"] == 47
+    assert_same_screen(got, ref)
+    for key in ("large_clusters", "clustered_documents", "set_aside_in_large_clusters"):
+        assert got.run.counts[key] == ref.run.counts[key], key
+    said = [note for note in got.run.notes if "group(s) of more than 20 files" in note]
+    assert said and said == [note for note in ref.run.notes if "group(s) of more than" in note]
+    assert (tmp_path / "dask" / "candidates.csv").read_bytes() == (tmp_path / "local" / "candidates.csv").read_bytes()

@@ -41,6 +41,19 @@ def test_params_panel_round_trips_parameters_and_explains_the_s_curve(qtbot) -> 
     assert "Jaccard 0.8" in panel.curve_label.text()
 
 
+def test_the_large_group_limit_is_shown_and_zero_says_every_pair_is_verified(qtbot) -> None:
+    panel = ParamsPanel()
+    qtbot.addWidget(panel)
+    panel.set_params(ScreenParams(cluster_limit=120))
+    assert panel.cluster_spin.value() == 120 and panel.params().cluster_limit == 120
+    panel.cluster_spin.setValue(0)
+    assert panel.cluster_spin.text() == "verify every pair"
+    assert panel.params().cluster_limit == 0
+    panel.set_params(ScreenParams(cluster_limit=0))
+    panel.cluster_spin.setValue(35)
+    assert panel.params().cluster_limit == 35
+
+
 def test_manual_bands_and_rows_change_the_probability_and_stay_within_num_perm(qtbot) -> None:
     panel = ParamsPanel()
     qtbot.addWidget(panel)

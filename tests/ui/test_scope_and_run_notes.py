@@ -182,3 +182,17 @@ def test_scope_is_remembered_with_the_other_parameters(make_window, sample, qtbo
     window.close()
     params = make_window().params_panel.params()
     assert (params.scope, params.scope_patterns) == ("new_vs_reference", (REFERENCE,))
+
+
+def test_run_notes_say_how_many_pairs_of_a_large_cluster_were_set_aside(qtbot) -> None:
+    from neardup_gui.core.pipeline import cluster_note
+
+    notes = RunNotes()
+    qtbot.addWidget(notes)
+    engine_note = cluster_note(1, 2000, 70960, 50)  # as the engine writes it into the run record
+    run = make_run(notes=(engine_note,), large_clusters=1, clustered_documents=2000, set_aside_in_large_clusters=70960)
+    notes.show_run(run, ScreenParams(cluster_limit=50))
+    assert len(notes.lines) == 1  # said in the window's words, not also as the engine wrote it
+    line = notes.lines[0]
+    assert line.startswith("1 group(s) of more than 50 files") and "(2000 files)" in line and "70960 of the pairs" in line
+    assert "Groups tab" in line

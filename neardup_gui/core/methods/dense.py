@@ -1,0 +1,154 @@
+"""Large clusters: fewer pairs to verify where many files are near-copies of each other.
+
+A folder holding one text filled in thousands of times (daily notices, form letters, a report
+template) makes LSH propose nearly every pair among those files: 20,000 copies of one text, each
+with an amount filled in, gave 452,774 pairs to verify, minutes of work and gigabytes of memory,
+and a review table no one reads pair by pair. What a reviewer needs from such a cluster is the
+cluster as a group and each file's closest relatives.
+
+``thin_dense`` finds the groups of files the proposed pairs connect. In a group of more than
+``limit`` files it keeps each file's ``nearest`` closest partners (by MinHash agreement) and the
+links of a maximum spanning forest of the group's pairs, so the group stays connected through kept
+pairs; a file with at most ``nearest`` partners keeps them all, and a group of ``limit`` files or
+fewer (a family of revisions) keeps every pair. The rest are set aside, counted and named in the
+run's notes. The caller chooses which pairs may be set aside (not those of identical texts, already
+a star in a large group). Deterministic: the same signatures keep the same pairs, so a rescan's pair
+memo still applies.
+
+Imports numpy and scipy only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["DENSE_NEAREST", "Thinned", "agreement", "thin_by_signatures", "thin_dense"]
+
+# Closest partners a file of a large cluster keeps (besides the cluster's spanning links).
+DENSE_NEAREST = 5
+# Pairs whose signature rows are compared at once (a chunk's two gathers: ~50 MB at 128 permutations).
+_AGREE_CHUNK = 50_000
+
+
+@dataclass(frozen=True)
+class Thinned:
+    """What ``thin_dense`` kept.
+
+    Attributes:
+        keep: One bool per pair that could be set aside.
+        clusters: Groups of more than ``limit`` files.
+        documents: Files in those groups.
+        set_aside: Pairs not kept.
+    """
+
+    keep: np.ndarray
+    clusters: int = 0
+    documents: int = 0
+    set_aside: int = 0
+
+
+def agreement(sigs: np.ndarray, rows: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Permutations on which the MinHash signatures of each pair agree (int32 per pair).
+
+    ``rows`` maps a document index to its row of ``sigs``.
+    """
+    out = np.empty(left.size, dtype=np.int32)
+    for s in range(0, left.size, _AGREE_CHUNK):
+        e = min(s + _AGREE_CHUNK, left.size)
+        a, b = sigs[rows[left[s:e]]], sigs[rows[right[s:e]]]
+        out[s:e] = np.count_nonzero(a == b, axis=1)
+    return out
+
+
+def _nearest(left: np.ndarray, right: np.ndarray, agree: np.ndarray, nearest: int) -> np.ndarray:
+    """Mask of the pairs among each file's ``nearest`` highest agreements (ties: lower partner)."""
+    m = left.size
+    src = np.concatenate([left, right])
+    dst = np.concatenate([right, left])
+    score = np.concatenate([agree, agree])
+    pid = np.concatenate([np.arange(m), np.arange(m)])
+    order = np.lexsort((dst, -score, src))  # by file, best agreement first, then partner
+    src_sorted = src[order]
+    starts = np.flatnonzero(np.r_[True, src_sorted[1:] != src_sorted[:-1]])
+    rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+    keep = np.zeros(m, dtype=bool)
+    keep[pid[order[rank < nearest]]] = True
+    return keep
+
+
+def _spanning(left: np.ndarray, right: np.ndarray, agree: np.ndarray, n: int, most: int) -> np.ndarray:
+    """Mask of the pairs of a maximum spanning forest by agreement (each component stays connected)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    # Weights must be positive (a zero is no edge): the highest agreement gets the lowest weight.
+    weight = (most + 1 - agree).astype(np.float64)
+    graph = coo_matrix((weight, (left, right)), shape=(n, n)).tocsr()
+    tree = minimum_spanning_tree(graph).tocoo()
+    a = np.minimum(tree.row, tree.col).astype(np.int64)
+    b = np.maximum(tree.row, tree.col).astype(np.int64)
+    # Back to input positions: pairs are unique, so (a, b) names one of them.
+    key = left.astype(np.int64) * n + right
+    order = np.argsort(key, kind="stable")
+    found = np.searchsorted(key[order], a * n + b)
+    keep = np.zeros(left.size, dtype=bool)
+    keep[order[found]] = True
+    return keep
+
+
+def thin_dense(
+    pairs: np.ndarray,
+    n: int,
+    limit: int,
+    agreement_of: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    permutations: int,
+    nearest: int = DENSE_NEAREST,
+    files: np.ndarray | None = None,
+) -> Thinned:
+    """Which of ``pairs`` (unique (i, j), i < j, document indices below ``n``) to verify.
+
+    Args:
+        limit: Groups of more than this many files are thinned; 0 keeps every pair.
+        agreement_of: (left, right) -> the MinHash agreement of each of those pairs (``agreement``
+            over the signatures at hand; the Dask engine fetches the rows it needs first). Asked
+            only about pairs inside large groups.
+        permutations: The signatures' length (the highest agreement).
+        nearest: Closest partners each file of such a group keeps.
+        files: Files each index stands for (a representative of identical texts stands for
+            them all); 1 each when not given.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    keep = np.ones(pairs.shape[0], dtype=bool)
+    if limit <= 0 or not pairs.shape[0]:
+        return Thinned(keep)
+    graph = coo_matrix((np.ones(pairs.shape[0], dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    size = np.bincount(label, weights=files).astype(np.int64) if files is not None else np.bincount(label)
+    large = size > limit
+    paired = np.zeros(size.size, dtype=bool)
+    paired[label[pairs[:, 0]]] = True
+    large &= paired  # not a lone file standing for many identical copies (those pair as a star)
+    if not large.any():
+        return Thinned(keep)
+    inside = np.flatnonzero(large[label[pairs[:, 0]]])
+    left, right = pairs[inside, 0], pairs[inside, 1]
+    agree = np.asarray(agreement_of(left, right), dtype=np.int32)
+    chosen = _nearest(left, right, agree, nearest) | _spanning(left, right, agree, n, permutations)
+    keep[inside[~chosen]] = False
+    return Thinned(keep, int(np.count_nonzero(large)), int(size[large].sum()), int(inside.size - np.count_nonzero(chosen)))
+
+
+def thin_by_signatures(
+    pairs: np.ndarray, n: int, sigs: np.ndarray, rows: np.ndarray, limit: int, files: np.ndarray | None = None
+) -> Thinned:
+    """``thin_dense`` with every signature at hand: ``rows[i]`` is index i's row of ``sigs``."""
+    rows = np.asarray(rows, dtype=np.int64)
+    return thin_dense(
+        pairs, n, limit, lambda left, right: agreement(sigs, rows, left, right), int(sigs.shape[1]), files=files
+    )
