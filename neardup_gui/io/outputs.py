@@ -31,7 +31,7 @@ import os
 import shutil
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -51,8 +51,10 @@ __all__ = [
     "NORMALIZED_DIR",
     "PENDING_PREFIX",
     "SCREEN_FILES",
+    "candidate_csv_parts",
     "candidate_rows",
     "csv_bytes",
+    "csv_parts",
     "discard_pending",
     "iso_time",
     "json_bytes",
@@ -340,6 +342,7 @@ def _joined_rows(columns: Sequence[Sequence[Any]], kinds: Sequence[set[type]]) -
 # about _CSV_SLICE_CHARS characters each (2,048 candidate rows held the GIL for ~60 ms).
 _CSV_SLICE = 1024
 _CSV_SLICE_CHARS = 200_000
+_CANDIDATE_SLICE = 256  # candidate rows run to ~700 characters (passages and the shared sample)
 
 
 def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
@@ -350,18 +353,36 @@ def csv_bytes(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     mostly in C, which keeps a manifest of 100,000 files cheap; the bytes are the same.
     """
     rows = rows if isinstance(rows, list) else list(rows)
+    step = max(64, min(_CSV_SLICE, _CSV_SLICE_CHARS // _row_width(rows[0]))) if rows else _CSV_SLICE
+    return b"".join(csv_parts(columns, (rows[lo : lo + step] for lo in range(0, len(rows), step))))
+
+
+def csv_parts(columns: Sequence[str], slices: Iterable[list[Sequence[Any]]]) -> Iterator[bytes]:
+    """``csv_bytes`` in parts, one per slice of rows, each slice taken only when the part before it
+    is written: a file of many long rows is never held whole, nor are its rows."""
     buf = _stdio.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     writer.writerow(columns)
-    parts = [codecs.BOM_UTF8]
-    step = max(64, min(_CSV_SLICE, _CSV_SLICE_CHARS // _row_width(rows[0]))) if rows else _CSV_SLICE
-    for lo in range(0, max(len(rows), 1), step):
+    yield codecs.BOM_UTF8
+    for rows in slices:
         give_way()  # each slice is one C call (~7 ms for 1,024 manifest rows)
-        _write_rows(writer, buf, rows[lo : lo + step])
-        parts.append(buf.getvalue().encode("utf-8"))
+        _write_rows(writer, buf, rows)
+        yield buf.getvalue().encode("utf-8")
         buf.seek(0)
         buf.truncate()
-    return b"".join(parts)
+    if buf.tell():  # no rows: the header alone
+        yield buf.getvalue().encode("utf-8")
+
+
+def candidate_csv_parts(candidates: Sequence[Candidate], documents: Mapping[str, Document]) -> Iterator[bytes]:
+    """``candidates.csv`` in parts, the rows of ``_CANDIDATE_SLICE`` candidates at a time (the same
+    bytes as ``csv_bytes`` of every row: 90,000 pairs of a large cluster made 60 MB of it, held
+    whole with its rows beside the session's values)."""
+    step = _CANDIDATE_SLICE
+    return csv_parts(
+        CANDIDATE_COLUMNS,
+        (candidate_rows(candidates[lo : lo + step], documents) for lo in range(0, len(candidates), step)),
+    )
 
 
 def _row_width(row: Sequence[Any]) -> int:
@@ -408,9 +429,13 @@ def write_json(path: Path, data: Any) -> None:
     atomic_write_bytes(path, json_bytes(data))
 
 
-def _write_synced(path: Path, data: bytes) -> None:
+def _write_synced(path: Path, data: bytes | Iterable[bytes]) -> None:
     with open(path, "xb") as fh:
-        fh.write(data)
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            fh.write(data)
+        else:
+            for part in data:
+                fh.write(part)
         fh.flush()
         os.fsync(fh.fileno())
 
@@ -526,7 +551,7 @@ def pending_dir(out_dir: Path, run_id: str) -> Path:
 def stage_screen_outputs(
     out_dir: Path,
     run_id: str,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes | Iterable[bytes]],
     normalized: Callable[[Path], None] | None = None,
 ) -> Path:
     """Write a run's output files into its staging folder and flush them to disk.
@@ -537,7 +562,8 @@ def stage_screen_outputs(
     Args:
         out_dir: The output folder.
         run_id: The run the files belong to.
-        files: Final file name (one of ``SCREEN_FILES``) -> bytes.
+        files: Final file name (one of ``SCREEN_FILES``) -> bytes, or its bytes in parts (an
+            iterable read once, e.g. ``candidate_csv_parts``).
         normalized: Writes the ``normalized/`` folder into the path it is given (which does not
             exist yet), or None for no such folder.
 

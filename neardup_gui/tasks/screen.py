@@ -502,9 +502,8 @@ def write_screen_outputs(
         made = None
     files = {
         "manifest.csv": made.manifest_csv if made is not None else manifest_csv(outcome.documents),
-        "candidates.csv": outputs.csv_bytes(
-            outputs.CANDIDATE_COLUMNS, outputs.candidate_rows(outcome.candidates, by_id)
-        ),
+        # Made a slice at a time as it is written, not held whole (a large cluster's are big).
+        "candidates.csv": outputs.candidate_csv_parts(outcome.candidates, by_id),
         "run.json": outputs.json_bytes(outcome.run.to_dict()),
     }
     # The session first: if another program holds it, nothing is written. Opening it for

@@ -141,6 +141,29 @@ def test_manifest_and_candidates_files_are_byte_identical_to_the_reference(scree
     assert not [c for c in cells if c.startswith(("=", "+", "@", "\t", "\r")) or c.startswith("-") and not c[1:2].isdigit()]
 
 
+def test_candidates_written_a_slice_at_a_time_are_the_reference_bytes(screened: tuple[Any, Path]) -> None:
+    outcome, _ = screened
+    by_id = outcome.documents_by_id
+    many = list(outcome.candidates) * (600 // len(outcome.candidates) + 1)  # several slices
+    parts = list(outputs.candidate_csv_parts(many, by_id))
+    assert len(parts) > 3
+    assert b"".join(parts) == ref_csv_bytes(outputs.CANDIDATE_COLUMNS, ref_candidate_rows(many, by_id))
+    assert b"".join(outputs.candidate_csv_parts([], by_id)) == ref_csv_bytes(outputs.CANDIDATE_COLUMNS, [])
+
+
+def test_a_screen_with_hundreds_of_pairs_writes_its_candidates_file_whole(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    base = "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(400))
+    source = tmp_path / "src"
+    source.mkdir()
+    for i in range(32):  # 496 pairs: two slices and more
+        (source / f"{i:02d}.txt").write_text(base[:200] + "=改" * (i + 1) + base[200:], encoding="utf-8")
+    outcome = screen_folder(source, out_dir=tmp_path / "out")
+    assert len(outcome.candidates) == 32 * 31 // 2
+    written = (tmp_path / "out" / "candidates.csv").read_bytes()
+    assert written == ref_csv_bytes(outputs.CANDIDATE_COLUMNS, ref_candidate_rows(outcome.candidates, outcome.documents_by_id))
+
+
 def test_session_rows_are_those_of_the_reference_encoding(screened: tuple[Any, Path]) -> None:
     outcome, out = screened
     run_id = outcome.run.run_id
