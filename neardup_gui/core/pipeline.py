@@ -537,7 +537,7 @@ def screen(
 def cluster_note(clusters: int, files: int, set_aside: int, limit: int) -> str:
     """The run note of pairs set aside in large clusters (the window says it in its own words)."""
     return (
-        f"{clusters} group(s) of more than {limit} files linked as near copies ({files} files); {set_aside} of "
+        f"{clusters:,} group(s) of more than {limit} files linked as near copies ({files:,} files); {set_aside:,} of "
         f"the pairs among them were not verified: each file kept its {DENSE_NEAREST} closest partners and the "
         "links that keep its group connected (set cluster_limit to 0 to verify every pair)"
     )

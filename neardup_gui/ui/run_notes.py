@@ -35,6 +35,11 @@ _KNOWN = {
 }
 
 
+def _thousands(value: object) -> str:
+    """A count with thousands separators (as the engine writes its larger numbers); "?" as it is."""
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
 def _kind(note: str) -> str:
     for kind, marker in _KNOWN.items():
         if note.startswith(marker) or (marker.startswith(" ") and marker in note):
@@ -110,8 +115,9 @@ class RunNotes(QLabel):
                     "among them were not verified: each file kept its closest partners and the links that keep its "
                     "group together (Groups tab)."
                 ).format(
-                    counts.get("large_clusters", "?"), limit, counts.get("clustered_documents", "?"),
-                    counts.get("set_aside_in_large_clusters", "?"),
+                    _thousands(counts.get("large_clusters", "?")), limit,
+                    _thousands(counts.get("clustered_documents", "?")),
+                    _thousands(counts.get("set_aside_in_large_clusters", "?")),
                 )
             )
         if "scores" in kinds:
