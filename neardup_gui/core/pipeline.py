@@ -211,6 +211,7 @@ def propose(
     progress: Progress = NULL_PROGRESS,
     meanwhile: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None = None,
     earlier: ContainmentMemo | None = None,
+    in_scope: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Proposals:
     """Pairs proposed by the exact pass and by the chosen method, over prepared documents.
 
@@ -228,6 +229,9 @@ def propose(
         earlier: The containment index of an earlier screen of the same parameters (its documents'
             samples from the prepare cache): brought up to date rather than built again (the same
             pairs). The index made is in ``Proposals.containment``.
+        in_scope: With a comparison scope, (document pairs, shape (n, 2)) -> which are inside it
+            (``scope_mask``): a large cluster keeps its closest partners among those (the caller
+            then drops the others, as without a large cluster).
     """
     n = len(prepared)
     groups = exact.group_by_digest(prepared.digests)
@@ -298,7 +302,10 @@ def propose(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         if params.cluster_limit > 0:
-            kept_lsh, cpairs, dropped = _thin_large_clusters(proposals, rep_pairs, cpairs, groups, params.cluster_limit)
+            kept_lsh, cpairs, dropped = _thin_large_clusters(
+                proposals, rep_pairs, cpairs, groups, params.cluster_limit, in_scope,
+                lambda group_pairs: _doc_pairs(group_pairs, sizes, reps_arr, expand),
+            )  # fmt: skip
             if dropped.size:
                 proposals.set_aside = unique_pairs(_doc_pairs(dropped, sizes, reps_arr, expand), n)
             if dropped.size or not early:
@@ -336,12 +343,16 @@ def _thin_large_clusters(
     contained: np.ndarray | None,
     groups: Sequence[Sequence[int]],
     limit: int,
+    in_scope: Callable[[np.ndarray], np.ndarray] | None = None,
+    to_docs: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """The pairs of LSH and of the containment index kept, and those set aside, in large clusters.
 
     See ``core.methods.dense``. Works on pairs of exact groups (one representative each, standing
     for its files) before they are expanded to documents, so a cluster of 20,000 near copies never
     holds its millions of proposed pairs as Python objects. Sets the counts in ``proposals``.
+    With ``in_scope`` (and ``to_docs``: group pairs -> document pairs), only the pairs inside the
+    comparison scope take part; the others are left for the scope to drop.
 
     Returns:
         (LSH's pairs kept, the containment index's pairs kept (None when it did not run), the
@@ -350,6 +361,8 @@ def _thin_large_clusters(
     m = len(groups)
     both = lsh if contained is None or not contained.size else np.concatenate([lsh, contained])
     pairs = unique_pairs(both.astype(np.int64, copy=False).reshape(-1, 2), m)
+    if in_scope is not None and to_docs is not None and pairs.shape[0]:
+        pairs = pairs[_group_pairs_in_scope(pairs, groups, in_scope, to_docs)]
     if not pairs.shape[0]:
         return lsh, contained, pairs
     rows = np.asarray(proposals.rep_of_index, dtype=np.int64)[[g[0] for g in groups]]
@@ -358,13 +371,45 @@ def _thin_large_clusters(
     proposals.large_clusters, proposals.clustered = thinned.clusters, thinned.documents
     if not thinned.set_aside:
         return lsh, contained, pairs[:0]
-    code = pairs[:, 0] * m + pairs[:, 1]  # sorted: ``unique_pairs`` sorts by it
+    dropped = pairs[~thinned.keep]  # sorted, as ``pairs``
+    code = dropped[:, 0] * m + dropped[:, 1]
 
     def kept(given: np.ndarray) -> np.ndarray:
         given = given.astype(np.int64, copy=False).reshape(-1, 2)
-        return given[thinned.keep[np.searchsorted(code, given[:, 0] * m + given[:, 1])]]
+        at = np.minimum(np.searchsorted(code, given[:, 0] * m + given[:, 1]), code.size - 1)
+        return given[code[at] != given[:, 0] * m + given[:, 1]]
 
-    return kept(lsh), None if contained is None else kept(contained), pairs[~thinned.keep]
+    return kept(lsh), None if contained is None else kept(contained), dropped
+
+
+def _group_pairs_in_scope(
+    pairs: np.ndarray,
+    groups: Sequence[Sequence[int]],
+    in_scope: Callable[[np.ndarray], np.ndarray],
+    to_docs: Callable[[np.ndarray], np.ndarray],
+) -> np.ndarray:
+    """Mask of the group pairs with at least one document pair inside the scope."""
+    single = np.fromiter((len(g) == 1 for g in groups), dtype=bool, count=len(groups))
+    plain = single[pairs[:, 0]] & single[pairs[:, 1]]
+    mask = np.zeros(pairs.shape[0], dtype=bool)
+    mask[plain] = in_scope(to_docs(pairs[plain]))
+    for i in np.flatnonzero(~plain).tolist():
+        mask[i] = bool(in_scope(to_docs(pairs[i : i + 1])).any())
+    return mask
+
+
+def scope_mask(doc_ids: Sequence[str], labels: Mapping[str, str], scope: str) -> Callable[[np.ndarray], np.ndarray]:
+    """(pairs of indexes into ``doc_ids``, shape (n, 2)) -> which are inside ``scope`` (by the
+    documents' ``scope_labels``), as ``core.scope.allowed`` says, over arrays."""
+    names = sorted({labels.get(d, "") for d in doc_ids})
+    index = {name: i for i, name in enumerate(names)}
+    codes = np.fromiter((index[labels.get(d, "")] for d in doc_ids), dtype=np.int64, count=len(doc_ids))
+    if len(names) <= 1024:
+        table = np.array([[scope_allowed(scope, a, b) for b in names] for a in names], dtype=bool)
+        return lambda pairs: table[codes[pairs[:, 0]], codes[pairs[:, 1]]]
+    return lambda pairs: np.fromiter(
+        (scope_allowed(scope, names[codes[i]], names[codes[j]]) for i, j in pairs.tolist()), dtype=bool, count=len(pairs)
+    )
 
 
 def _doc_pairs(
@@ -477,7 +522,9 @@ def screen(
         meanwhile = functools.partial(_read_ahead_then, read_ahead, functools.partial(alongside, final_docs))
     # The earlier screen's containment index holds its texts' samples: of the same sampling only.
     earlier = cache.containment if cache is not None and cache.key == cache_key(params) else None
-    proposals = propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier)
+    labels = scope_labels(final_docs, params, fields) if params.scope != "all" else {}
+    in_scope = scope_mask(prepared.doc_ids, labels, params.scope) if params.scope != "all" else None
+    proposals = propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier, in_scope=in_scope)
     if new_cache is not None:
         new_cache.containment = proposals.containment
     if proposals.containment is not None:
@@ -493,7 +540,7 @@ def screen(
         )
     prepared.cps = None  # no longer needed; free the memory before verification
     if params.scope != "all":
-        left_out = _apply_scope(proposals, prepared, scope_labels(final_docs, params, fields), params.scope)
+        left_out = _apply_scope(proposals, prepared, labels, params.scope)
         counts["left_out_by_scope"] = left_out
         notes.append(f"comparison scope: {describe_scope(params)}; {left_out} proposed pairs left out by it")
     for method, pairs in proposals.by_method.items():

@@ -41,7 +41,7 @@ from neardup_gui import __version__
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.methods.dense import agreement, thin_dense
-from neardup_gui.core.pipeline import banding, cluster_note, sort_candidates
+from neardup_gui.core.pipeline import banding, cluster_note, scope_mask, sort_candidates
 from neardup_gui.core.progress import Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -328,7 +328,7 @@ class StageRun:
         )
         aside = None
         if sig_parts:
-            lsh_pairs, cont_pairs, aside = self._thin(lsh_pairs, cont_pairs, sh, sig_parts)
+            lsh_pairs, cont_pairs, aside = self._thin(lsh_pairs, cont_pairs, sh, sig_parts, documents)
             self._release(sig_parts)
         by_method = self._proposals(sh, lsh_pairs, cont_pairs)
         if params.scope != "all":
@@ -416,7 +416,7 @@ class StageRun:
         empty = np.zeros((0, 2), dtype=np.int64)
         return (np.concatenate(lsh) if lsh else empty, capped, np.concatenate(cont) if cont else empty, ignored)
 
-    def _thin(self, lsh: np.ndarray, contained: np.ndarray, sh: Shingled, sig_parts: list
+    def _thin(self, lsh: np.ndarray, contained: np.ndarray, sh: Shingled, sig_parts: list, documents: list[Document]
               ) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int] | None]:  # fmt: skip
         """Set aside pairs inside large clusters as ``core.pipeline.propose`` does (the same pairs:
         the same signatures), fetching only the signature rows of those clusters' representatives.
@@ -427,6 +427,19 @@ class StageRun:
         params = self.params
         span = self.plan.total
         pairs = unique_pairs(np.concatenate([lsh, contained]).astype(np.int64).reshape(-1, 2), span)
+        members = sh.members()
+        if params.scope != "all" and pairs.shape[0]:  # closest partners among the pairs in scope
+            labels = scope_labels(documents, params, self.plan.fields)
+            in_scope = scope_mask([d.doc_id for d in documents], labels, params.scope)
+            plain = np.fromiter((a not in members and b not in members for a, b in pairs.tolist()), dtype=bool,
+                                count=pairs.shape[0])  # fmt: skip
+            mask = np.zeros(pairs.shape[0], dtype=bool)
+            mask[plain] = in_scope(pairs[plain])
+            for i in np.flatnonzero(~plain).tolist():
+                a, b = pairs[i].tolist()
+                grouped = np.array(exact.pairs_between(members.get(a, [a]), members.get(b, [b])), dtype=np.int64)
+                mask[i] = bool(in_scope(np.sort(grouped, axis=1)).any())
+            pairs = pairs[mask]
         files = np.bincount(sh.pos[sh.rep_index], minlength=span)
         firsts = [int(sh.pos[lo]) if hi > lo else -1 for lo, hi in sh.bounds]
         lasts = [int(sh.pos[hi - 1]) if hi > lo else -2 for lo, hi in sh.bounds]
@@ -449,17 +462,17 @@ class StageRun:
         thinned = thin_dense(pairs, span, params.cluster_limit, agreement_of, params.num_perm, files=files)
         if not thinned.set_aside:
             return lsh, contained, None
-        members = sh.members()
         dropped = pairs[~thinned.keep]
         several = np.array([a in members or b in members for a, b in dropped.tolist()], dtype=bool)
         set_aside = int(np.count_nonzero(~several)) + sum(
             len(exact.pairs_between(members.get(a, [a]), members.get(b, [b]))) for a, b in dropped[several].tolist()
         )
-        code = pairs[:, 0] * span + pairs[:, 1]
+        code = dropped[:, 0] * span + dropped[:, 1]  # sorted, as ``pairs``
 
         def kept(given: np.ndarray) -> np.ndarray:
             given = given.astype(np.int64).reshape(-1, 2)
-            return given[thinned.keep[np.searchsorted(code, given[:, 0] * span + given[:, 1])]]
+            at = np.minimum(np.searchsorted(code, given[:, 0] * span + given[:, 1]), code.size - 1)
+            return given[code[at] != given[:, 0] * span + given[:, 1]]
 
         return kept(lsh), kept(contained), (thinned.clusters, thinned.documents, set_aside)
 

@@ -250,3 +250,27 @@ def test_evaluation_says_a_labelled_pair_was_set_aside_not_missed_by_lsh() -> No
     assert not by_pair[sorted(thin)[0]].set_aside
     # The miss audit lists what LSH missed, not what was set aside.
     assert ev.audit is not None and not any((m.left, m.right) == aside[0] for m in ev.audit.misses)
+
+
+def test_with_a_comparison_scope_each_file_keeps_its_closest_partners_inside_the_scope() -> None:
+    # New notices screened against an archive of the same notice: archive files are not compared
+    # with each other, so their closest partners must be chosen among the new files.
+    texts = _template_cluster(120, seed=12)
+    notices = sorted(d for d in texts if d.startswith("notice_") and "copy" not in d)
+    archive = set(notices[:60])
+    docs = [
+        Document(k, "demo", "v1", f"{'archive/' if k in archive else 'new/'}{k}.txt", len(v.encode()), 0.0,
+                 f"sha-{k}", "utf-8", len(v), "ok")
+        for k, v in sorted(texts.items())
+    ]  # fmt: skip
+    params = PARAMS.with_(scope="new_vs_reference", scope_patterns=("archive/*",))
+    full = screen(docs, texts, params.with_(cluster_limit=0))
+    thin = screen(docs, texts, params)
+    kept = {(c.left, c.right) for c in thin.candidates}
+    assert not any(a in archive and b in archive for a, b in kept)
+    assert thin.counts["set_aside_in_large_clusters"] > 0
+    assert len(kept) < len({(c.left, c.right) for c in full.candidates})
+    for doc in notices:  # each has ~60 or more partners in scope: at least its closest five kept
+        assert sum(doc in pair for pair in kept) >= DENSE_NEAREST, doc
+    groups = _components([p for p in kept if p[0] in set(notices) and p[1] in set(notices)])
+    assert len(groups) == 1 and groups[0] == set(notices)

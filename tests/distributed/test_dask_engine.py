@@ -174,7 +174,8 @@ def test_methods_other_than_minhash_are_refused_with_a_reason(dask_client, sampl
         screen_distributed(sample_dir, PARAMS, files_from=sample_dir / "x.txt", parquet=sample_dir, client=dask_client)
 
 
-def test_a_large_cluster_of_near_copies_is_thinned_to_the_same_pairs_on_dask(dask_client, tmp_path):
+@pytest.mark.parametrize("scope", [{}, dict(scope="new_vs_reference", scope_patterns=("archive/*",))])
+def test_a_large_cluster_of_near_copies_is_thinned_to_the_same_pairs_on_dask(dask_client, tmp_path, scope):
     import random
 
     rng = random.Random(21)
@@ -184,18 +185,18 @@ def test_a_large_cluster_of_near_copies_is_thinned_to_the_same_pairs_on_dask(das
 
     base = text(240)
     src = tmp_path / "src"
-    src.mkdir()
-    for i in range(45):  # one notice filled in 45 times, one of them saved twice more
+    (src / "archive").mkdir(parents=True)
+    for i in range(45):  # one notice filled in 45 times, one of them saved twice more; a third archived
         chars = list(base)
         for _ in range(2):
             chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(3000))
         body = "".join(chars[:120]) + f"金额{rng.randrange(10**6)}元" + "".join(chars[120:])
-        (src / f"notice_{i:02d}.txt").write_text(body, encoding="utf-8")
-    for c in range(2):
-        (src / f"notice_00_copy{c}.txt").write_bytes((src / "notice_00.txt").read_bytes())
+        (src / ("archive" if i % 3 == 1 else "") / f"notice_{i:02d}.txt").write_text(body, encoding="utf-8")
     for i in range(6):
         (src / f"other_{i}.txt").write_text(text(300), encoding="utf-8")
-    params = PARAMS.with_(cluster_limit=20)
+    for c in range(2):
+        (src / f"notice_00_copy{c}.txt").write_bytes((src / "notice_00.txt").read_bytes())
+    params = PARAMS.with_(cluster_limit=20, **scope)
     ref = screen_folder(src, params, out_dir=tmp_path / "local")
     got = screen_distributed(src, params, out_dir=tmp_path / "dask", client=dask_client, partition_docs=9,
                              chunk_pairs=64)  # fmt: skip
