@@ -274,3 +274,23 @@ def test_with_a_comparison_scope_each_file_keeps_its_closest_partners_inside_the
         assert sum(doc in pair for pair in kept) >= DENSE_NEAREST, doc
     groups = _components([p for p in kept if p[0] in set(notices) and p[1] in set(notices)])
     assert len(groups) == 1 and groups[0] == set(notices)
+
+
+def test_groups_are_the_same_whether_found_in_python_or_by_scipy(monkeypatch) -> None:
+    from neardup_gui.core.methods import dense
+
+    rng = np.random.default_rng(2)
+    n = 400
+    pairs = np.unique(np.sort(rng.integers(0, n, size=(260, 2)), axis=1), axis=0)
+    pairs = pairs[pairs[:, 0] < pairs[:, 1]]
+
+    def partition(label: np.ndarray) -> set[frozenset[int]]:
+        out: dict[int, set[int]] = {}
+        for i, x in enumerate(label.tolist()):
+            out.setdefault(x, set()).add(i)
+        return {frozenset(g) for g in out.values()}
+
+    small = partition(dense._components(pairs, n))
+    monkeypatch.setattr(dense, "_SMALL_GRAPH", 0)
+    assert partition(dense._components(pairs, n)) == small
+    assert 1 < len(small) < n  # some groups joined, some files alone
