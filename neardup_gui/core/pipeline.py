@@ -303,9 +303,8 @@ def propose(
             pool.shutdown(wait=True, cancel_futures=True)
         if params.cluster_limit > 0:
             kept_lsh, cpairs, dropped = _thin_large_clusters(
-                proposals, rep_pairs, cpairs, groups, params.cluster_limit, in_scope,
-                lambda group_pairs: _doc_pairs(group_pairs, sizes, reps_arr, expand),
-            )  # fmt: skip
+                proposals, rep_pairs, cpairs, groups, params.cluster_limit, in_scope, expand
+            )
             if dropped.size:
                 proposals.set_aside = unique_pairs(_doc_pairs(dropped, sizes, reps_arr, expand), n)
             if dropped.size or not early:
@@ -344,14 +343,14 @@ def _thin_large_clusters(
     groups: Sequence[Sequence[int]],
     limit: int,
     in_scope: Callable[[np.ndarray], np.ndarray] | None = None,
-    to_docs: Callable[[np.ndarray], np.ndarray] | None = None,
+    expand: Callable[[int, int], list[tuple[int, int]]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """The pairs of LSH and of the containment index kept, and those set aside, in large clusters.
 
     See ``core.methods.dense``. Works on pairs of exact groups (one representative each, standing
     for its files) before they are expanded to documents, so a cluster of 20,000 near copies never
     holds its millions of proposed pairs as Python objects. Sets the counts in ``proposals``.
-    With ``in_scope`` (and ``to_docs``: group pairs -> document pairs), only the pairs inside the
+    With ``in_scope`` (and ``expand``: a group pair's document pairs), only the pairs inside the
     comparison scope take part; the others are left for the scope to drop.
 
     Returns:
@@ -361,12 +360,14 @@ def _thin_large_clusters(
     m = len(groups)
     both = lsh if contained is None or not contained.size else np.concatenate([lsh, contained])
     pairs = unique_pairs(both.astype(np.int64, copy=False).reshape(-1, 2), m)
-    if in_scope is not None and to_docs is not None and pairs.shape[0]:
-        pairs = pairs[_group_pairs_in_scope(pairs, groups, in_scope, to_docs)]
+    files = np.fromiter((len(g) for g in groups), dtype=np.int64, count=m)
+    if in_scope is not None and expand is not None and pairs.shape[0]:
+        several = (files[pairs[:, 0]] > 1) | (files[pairs[:, 1]] > 1)
+        reps = np.fromiter((g[0] for g in groups), dtype=np.int64, count=m)
+        pairs = pairs[group_pairs_in_scope(pairs, several, reps[pairs[~several]], in_scope, expand)]
     if not pairs.shape[0]:
         return lsh, contained, pairs
     rows = np.asarray(proposals.rep_of_index, dtype=np.int64)[[g[0] for g in groups]]
-    files = np.fromiter((len(g) for g in groups), dtype=np.int64, count=m)
     thinned = thin_by_signatures(pairs, m, proposals.signatures, rows, limit, files=files)
     proposals.large_clusters, proposals.clustered = thinned.clusters, thinned.documents
     if not thinned.set_aside:
@@ -382,19 +383,22 @@ def _thin_large_clusters(
     return kept(lsh), None if contained is None else kept(contained), dropped
 
 
-def _group_pairs_in_scope(
+def group_pairs_in_scope(
     pairs: np.ndarray,
-    groups: Sequence[Sequence[int]],
+    several: np.ndarray,
+    plain_docs: np.ndarray,
     in_scope: Callable[[np.ndarray], np.ndarray],
-    to_docs: Callable[[np.ndarray], np.ndarray],
+    expand: Callable[[int, int], list[tuple[int, int]]],
 ) -> np.ndarray:
-    """Mask of the group pairs with at least one document pair inside the scope."""
-    single = np.fromiter((len(g) == 1 for g in groups), dtype=bool, count=len(groups))
-    plain = single[pairs[:, 0]] & single[pairs[:, 1]]
+    """Mask of the group pairs with at least one document pair inside the scope.
+
+    ``several``: per pair, whether a side stands for several identical files; ``plain_docs``: the
+    document pairs of the others, in order; ``expand``: a group pair's document pairs (i < j).
+    """
     mask = np.zeros(pairs.shape[0], dtype=bool)
-    mask[plain] = in_scope(to_docs(pairs[plain]))
-    for i in np.flatnonzero(~plain).tolist():
-        mask[i] = bool(in_scope(to_docs(pairs[i : i + 1])).any())
+    mask[~several] = in_scope(plain_docs)
+    for i in np.flatnonzero(several).tolist():
+        mask[i] = bool(in_scope(np.array(expand(*pairs[i].tolist()), dtype=np.int64).reshape(-1, 2)).any())
     return mask
 
 

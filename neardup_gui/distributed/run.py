@@ -41,7 +41,7 @@ from neardup_gui import __version__
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.methods.dense import agreement, thin_dense
-from neardup_gui.core.pipeline import banding, cluster_note, scope_mask, sort_candidates
+from neardup_gui.core.pipeline import banding, cluster_note, group_pairs_in_scope, scope_mask, sort_candidates
 from neardup_gui.core.progress import Progress
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -428,18 +428,17 @@ class StageRun:
         span = self.plan.total
         pairs = unique_pairs(np.concatenate([lsh, contained]).astype(np.int64).reshape(-1, 2), span)
         members = sh.members()
+        multi = np.zeros(span, dtype=bool)
+        multi[list(members)] = True
+
+        def expand(a: int, b: int) -> list[tuple[int, int]]:
+            return [(min(x, y), max(x, y)) for x, y in exact.pairs_between(members.get(a, [a]), members.get(b, [b]))]
+
         if params.scope != "all" and pairs.shape[0]:  # closest partners among the pairs in scope
-            labels = scope_labels(documents, params, self.plan.fields)
-            in_scope = scope_mask([d.doc_id for d in documents], labels, params.scope)
-            plain = np.fromiter((a not in members and b not in members for a, b in pairs.tolist()), dtype=bool,
-                                count=pairs.shape[0])  # fmt: skip
-            mask = np.zeros(pairs.shape[0], dtype=bool)
-            mask[plain] = in_scope(pairs[plain])
-            for i in np.flatnonzero(~plain).tolist():
-                a, b = pairs[i].tolist()
-                grouped = np.array(exact.pairs_between(members.get(a, [a]), members.get(b, [b])), dtype=np.int64)
-                mask[i] = bool(in_scope(np.sort(grouped, axis=1)).any())
-            pairs = pairs[mask]
+            in_scope = scope_mask([d.doc_id for d in documents], scope_labels(documents, params, self.plan.fields),
+                                  params.scope)  # fmt: skip
+            several = multi[pairs[:, 0]] | multi[pairs[:, 1]]
+            pairs = pairs[group_pairs_in_scope(pairs, several, pairs[~several], in_scope, expand)]
         files = np.bincount(sh.pos[sh.rep_index], minlength=span)
         firsts = [int(sh.pos[lo]) if hi > lo else -1 for lo, hi in sh.bounds]
         lasts = [int(sh.pos[hi - 1]) if hi > lo else -2 for lo, hi in sh.bounds]
@@ -463,10 +462,8 @@ class StageRun:
         if not thinned.set_aside:
             return lsh, contained, None
         dropped = pairs[~thinned.keep]
-        several = np.array([a in members or b in members for a, b in dropped.tolist()], dtype=bool)
-        set_aside = int(np.count_nonzero(~several)) + sum(
-            len(exact.pairs_between(members.get(a, [a]), members.get(b, [b]))) for a, b in dropped[several].tolist()
-        )
+        several = multi[dropped[:, 0]] | multi[dropped[:, 1]]
+        set_aside = int(np.count_nonzero(~several)) + sum(len(expand(a, b)) for a, b in dropped[several].tolist())
         code = dropped[:, 0] * span + dropped[:, 1]  # sorted, as ``pairs``
 
         def kept(given: np.ndarray) -> np.ndarray:

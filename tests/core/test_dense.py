@@ -257,7 +257,7 @@ def test_with_a_comparison_scope_each_file_keeps_its_closest_partners_inside_the
     # with each other, so their closest partners must be chosen among the new files.
     texts = _template_cluster(120, seed=12)
     notices = sorted(d for d in texts if d.startswith("notice_") and "copy" not in d)
-    archive = set(notices[:60])
+    archive = set(notices[:60]) | {d for d in texts if "copy" in d}  # notice_000 and its copies archived
     docs = [
         Document(k, "demo", "v1", f"{'archive/' if k in archive else 'new/'}{k}.txt", len(v.encode()), 0.0,
                  f"sha-{k}", "utf-8", len(v), "ok")
