@@ -407,11 +407,11 @@ def test_a_large_screen_reads_lsh_pairs_ahead_with_the_same_results(folder, monk
     real = pipeline._read_ahead
     real_propose = pipeline.propose
 
-    def propose(prepared, params, progress, meanwhile=None, earlier=None):
+    def propose(prepared, params, progress, meanwhile=None, earlier=None, in_scope=None):
         assert meanwhile is not None  # texts released, scope "all": the screen reads ahead
         # The containment index may finish before LSH on a folder this small: call it as propose would.
         meanwhile({(0, 1)}, lambda: False)
-        return real_propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier)
+        return real_propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier, in_scope=in_scope)
 
     monkeypatch.setattr(pipeline, "propose", propose)
     monkeypatch.setattr(pipeline, "_read_ahead", lambda *a: asked.append(len(a[3])) or real(*a))
@@ -426,9 +426,9 @@ def test_a_released_rescan_reads_ahead_only_the_pairs_it_will_verify(folder, tmp
     monkeypatch.setattr(screen_task, "RELEASE_TEXTS_CHARS", 0)  # as if past 50 million characters
     real_propose = pipeline.propose
 
-    def propose(prepared, params, progress, meanwhile=None, earlier=None):
+    def propose(prepared, params, progress, meanwhile=None, earlier=None, in_scope=None):
         # However fast the containment index is on a folder this small, read ahead over every pair.
-        proposals = real_propose(prepared, params, progress, earlier=earlier)
+        proposals = real_propose(prepared, params, progress, earlier=earlier, in_scope=in_scope)
         if meanwhile is not None:
             meanwhile(set(proposals.all_pairs()), lambda: False)
         return proposals
