@@ -318,17 +318,21 @@ def screen_folder(
             arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
                                   known_made=known, earlier_pairs=previous)  # fmt: skip
             del memo, known
+        # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
+        # soon as they are on disk, not when the session's rows are in too (a large cluster's
+        # cache is hundreds of MB, its session rows as much again).
+        box = [arrays] if arrays is not None else []
+        del arrays
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
             staged: Future[Path] | None = None
 
             def stage() -> None:  # once the session is this screen's: a refused screen writes nothing
                 nonlocal staged
-                assert arrays is not None
-                staged = pool.submit(stage_arrays, out_path, arrays)
+                staged = pool.submit(lambda: stage_arrays(out_path, box.pop()))
 
             try:
                 write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                     alongside=stage if arrays is not None else None, made=made)  # fmt: skip
+                                     alongside=stage if box else None, made=made)  # fmt: skip
             except BaseException:
                 if staged is not None and staged.exception() is None:
                     staged.result().unlink(missing_ok=True)
