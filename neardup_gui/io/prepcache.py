@@ -97,15 +97,14 @@ def _memo_bytes(memo: PairMemo | None, earlier: PairMemo | None = None) -> np.nd
         return np.zeros(0, dtype=np.uint8)
     dumps = json.JSONEncoder(ensure_ascii=False).encode
     head = dumps({"fields": _CAND_FIELDS, "params": memo.params, "rejected": sorted(memo.rejected)})
-    # Each line encoded as it is made, then one join: the lines as text, the joined text and its
+    # Each line encoded and appended as it is made: the lines as text, the joined text and its
     # encoding were three copies of it at once (+350 MB for 90,000 pairs of a large cluster).
-    lines = [head.encode("utf-8")]
+    data = bytearray(head.encode("utf-8"))
     was, was_line = (earlier.pairs, earlier.lines) if earlier is not None else ({}, {})
     for key, c in memo.pairs.items():
         line = was_line.get(key) if was.get(key) is c else None
-        lines.append((line if line is not None else dumps([*key, _candidate_row(c)])).encode("utf-8"))
-    data = b"\n".join(lines)
-    del lines
+        data += b"\n"
+        data += (line if line is not None else dumps([*key, _candidate_row(c)])).encode("utf-8")
     return np.frombuffer(data, dtype=np.uint8)
 
 
