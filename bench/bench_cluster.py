@@ -96,7 +96,8 @@ def main() -> None:
             print(f"  every pair (baseline):     {full['seconds']:7.2f} s  peak {full['peak_mb']:7.0f} MB  "
                   f"{full['pairs']:,} pairs kept, copies in {full['groups_of_copies']} group(s)")  # fmt: skip
             print(f"  sparse / every pair: time {sparse['seconds'] / full['seconds']:.2f}x, "
-                  f"peak memory {sparse['peak_mb'] / full['peak_mb']:.2f}x, pairs {sparse['pairs'] / full['pairs']:.3f}x")
+                  f"peak memory {sparse['peak_mb'] / full['peak_mb']:.2f}x, "
+                  f"pairs {sparse['pairs'] / full['pairs']:.3f}x")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -412,7 +412,9 @@ def scope_mask(doc_ids: Sequence[str], labels: Mapping[str, str], scope: str) ->
         table = np.array([[scope_allowed(scope, a, b) for b in names] for a in names], dtype=bool)
         return lambda pairs: table[codes[pairs[:, 0]], codes[pairs[:, 1]]]
     return lambda pairs: np.fromiter(
-        (scope_allowed(scope, names[codes[i]], names[codes[j]]) for i, j in pairs.tolist()), dtype=bool, count=len(pairs)
+        (scope_allowed(scope, names[codes[i]], names[codes[j]]) for i, j in pairs.tolist()),
+        dtype=bool,
+        count=len(pairs),
     )
 
 

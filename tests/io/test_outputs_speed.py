@@ -161,7 +161,8 @@ def test_a_screen_with_hundreds_of_pairs_writes_its_candidates_file_whole(tmp_pa
     outcome = screen_folder(source, out_dir=tmp_path / "out")
     assert len(outcome.candidates) == 32 * 31 // 2
     written = (tmp_path / "out" / "candidates.csv").read_bytes()
-    assert written == ref_csv_bytes(outputs.CANDIDATE_COLUMNS, ref_candidate_rows(outcome.candidates, outcome.documents_by_id))
+    expected = ref_candidate_rows(outcome.candidates, outcome.documents_by_id)
+    assert written == ref_csv_bytes(outputs.CANDIDATE_COLUMNS, expected)
 
 
 def test_session_rows_are_those_of_the_reference_encoding(screened: tuple[Any, Path]) -> None:

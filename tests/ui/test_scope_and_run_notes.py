@@ -194,5 +194,6 @@ def test_run_notes_say_how_many_pairs_of_a_large_cluster_were_set_aside(qtbot) -
     notes.show_run(run, ScreenParams(cluster_limit=50))
     assert len(notes.lines) == 1  # said in the window's words, not also as the engine wrote it
     line = notes.lines[0]
-    assert line.startswith("1 group(s) of more than 50 files") and "(2,000 files)" in line and "70,960 of the pairs" in line
+    assert line.startswith("1 group(s) of more than 50 files")
+    assert "(2,000 files)" in line and "70,960 of the pairs" in line
     assert "Groups tab" in line

@@ -173,7 +173,8 @@ def thin_dense(
     agree = np.asarray(agreement_of(left, right), dtype=np.int32)
     chosen = _nearest(left, right, agree, nearest) | _spanning(left, right, agree, n, permutations)
     keep[inside[~chosen]] = False
-    return Thinned(keep, int(np.count_nonzero(large)), int(size[large].sum()), int(inside.size - np.count_nonzero(chosen)))
+    set_aside = int(inside.size - np.count_nonzero(chosen))
+    return Thinned(keep, int(np.count_nonzero(large)), int(size[large].sum()), set_aside)
 
 
 def thin_by_signatures(
