@@ -291,3 +291,24 @@ def test_progress_on_stderr_names_each_stage_once_with_the_listing_count_first(s
     files = sum(1 for p in sample_copy.rglob("*") if p.is_file())
     assert reading[0].endswith(": 0/" + reading[-1].rsplit("/", 1)[1]) and reading[-1].endswith(f": {files}/{files}")
     assert not [line for line in lines if "Listing files" in line][1:]  # no count for every folder listed
+
+
+def test_a_large_group_of_copies_is_verified_sparsely_unless_told_otherwise(tmp_path: Path, capsys) -> None:
+    import random
+
+    rng = random.Random(9)
+    base = "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(300))
+    src = tmp_path / "notices"
+    src.mkdir()
+    for i in range(30):  # one notice filled in 30 times
+        (src / f"{i:02d}.txt").write_text(base[:150] + f"金额{1000 + i}元" + base[150:], encoding="utf-8")
+    assert main(["screen", str(src), "--out", str(tmp_path / "sparse"), "--cluster-limit", "20"]) == 0
+    said = capsys.readouterr().err  # notes go to stderr
+    assert main(["screen", str(src), "--out", str(tmp_path / "all"), "--cluster-limit", "0", "-q"]) == 0
+    sparse = json.loads((tmp_path / "sparse" / "run.json").read_text(encoding="utf-8"))
+    every = json.loads((tmp_path / "all" / "run.json").read_text(encoding="utf-8"))
+    assert (sparse["params"]["cluster_limit"], every["params"]["cluster_limit"]) == (20, 0)
+    assert len(read_csv(tmp_path / "all" / "candidates.csv")) == 30 * 29 // 2
+    kept = len(read_csv(tmp_path / "sparse" / "candidates.csv"))
+    assert kept < 30 * 29 // 2 and sparse["counts"]["set_aside_in_large_clusters"] == 30 * 29 // 2 - kept
+    assert "1 group(s) of more than 20 files linked as near copies (30 files)" in said
