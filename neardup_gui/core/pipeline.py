@@ -31,7 +31,7 @@ from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
-from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures
+from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures, without
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures, unique_pairs
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.memory import release_free_memory
@@ -303,7 +303,7 @@ def propose(
             pool.shutdown(wait=True, cancel_futures=True)
         if params.cluster_limit > 0:
             kept_lsh, cpairs, dropped = _thin_large_clusters(
-                proposals, rep_pairs, cpairs, groups, params.cluster_limit, in_scope, expand
+                proposals, rep_pairs, cpairs, sizes, reps_arr, params.cluster_limit, in_scope, expand
             )
             if dropped.size:
                 proposals.set_aside = unique_pairs(_doc_pairs(dropped, sizes, reps_arr, expand), n)
@@ -340,47 +340,37 @@ def _thin_large_clusters(
     proposals: Proposals,
     lsh: np.ndarray,
     contained: np.ndarray | None,
-    groups: Sequence[Sequence[int]],
+    sizes: np.ndarray,
+    reps: np.ndarray,
     limit: int,
-    in_scope: Callable[[np.ndarray], np.ndarray] | None = None,
-    expand: Callable[[int, int], list[tuple[int, int]]] | None = None,
+    in_scope: Callable[[np.ndarray], np.ndarray] | None,
+    expand: Callable[[int, int], list[tuple[int, int]]],
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """The pairs of LSH and of the containment index kept, and those set aside, in large clusters.
 
-    See ``core.methods.dense``. Works on pairs of exact groups (one representative each, standing
-    for its files) before they are expanded to documents, so a cluster of 20,000 near copies never
-    holds its millions of proposed pairs as Python objects. Sets the counts in ``proposals``.
-    With ``in_scope`` (and ``expand``: a group pair's document pairs), only the pairs inside the
-    comparison scope take part; the others are left for the scope to drop.
+    See ``core.methods.dense``. Works on pairs of exact groups (``sizes``: files per group,
+    ``reps``: its first document) before they are expanded to documents, so a cluster of 20,000
+    near copies never holds its millions of proposed pairs as Python objects. Sets the counts in
+    ``proposals``. With ``in_scope``, only the pairs inside the comparison scope take part (a group
+    pair when any of its document pairs, ``expand``, is); the others are left for the scope to drop.
 
     Returns:
         (LSH's pairs kept, the containment index's pairs kept (None when it did not run), the
         group pairs set aside, sorted); the kept ones in their given order.
     """
-    m = len(groups)
+    m = sizes.size
     both = lsh if contained is None or not contained.size else np.concatenate([lsh, contained])
     pairs = unique_pairs(both.astype(np.int64, copy=False).reshape(-1, 2), m)
-    files = np.fromiter((len(g) for g in groups), dtype=np.int64, count=m)
-    if in_scope is not None and expand is not None and pairs.shape[0]:
-        several = (files[pairs[:, 0]] > 1) | (files[pairs[:, 1]] > 1)
-        reps = np.fromiter((g[0] for g in groups), dtype=np.int64, count=m)
+    if in_scope is not None and pairs.shape[0]:
+        several = (sizes[pairs[:, 0]] > 1) | (sizes[pairs[:, 1]] > 1)
         pairs = pairs[group_pairs_in_scope(pairs, several, reps[pairs[~several]], in_scope, expand)]
     if not pairs.shape[0]:
         return lsh, contained, pairs
-    rows = np.asarray(proposals.rep_of_index, dtype=np.int64)[[g[0] for g in groups]]
-    thinned = thin_by_signatures(pairs, m, proposals.signatures, rows, limit, files=files)
+    rows = np.asarray(proposals.rep_of_index, dtype=np.int64)[reps]
+    thinned = thin_by_signatures(pairs, m, proposals.signatures, rows, limit, files=sizes)
     proposals.large_clusters, proposals.clustered = thinned.clusters, thinned.documents
-    if not thinned.set_aside:
-        return lsh, contained, pairs[:0]
     dropped = pairs[~thinned.keep]  # sorted, as ``pairs``
-    code = dropped[:, 0] * m + dropped[:, 1]
-
-    def kept(given: np.ndarray) -> np.ndarray:
-        given = given.astype(np.int64, copy=False).reshape(-1, 2)
-        at = np.minimum(np.searchsorted(code, given[:, 0] * m + given[:, 1]), code.size - 1)
-        return given[code[at] != given[:, 0] * m + given[:, 1]]
-
-    return kept(lsh), None if contained is None else kept(contained), dropped
+    return without(lsh, dropped, m), None if contained is None else without(contained, dropped, m), dropped
 
 
 def group_pairs_in_scope(

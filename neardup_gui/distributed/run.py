@@ -40,7 +40,7 @@ import pandas as pd
 from neardup_gui import __version__
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
-from neardup_gui.core.methods.dense import agreement, thin_dense
+from neardup_gui.core.methods.dense import agreement, thin_dense, without
 from neardup_gui.core.pipeline import banding, cluster_note, group_pairs_in_scope, scope_mask, sort_candidates
 from neardup_gui.core.progress import Progress
 from neardup_gui.core.scope import allowed as scope_allowed
@@ -461,17 +461,11 @@ class StageRun:
         thinned = thin_dense(pairs, span, params.cluster_limit, agreement_of, params.num_perm, files=files)
         if not thinned.set_aside:
             return lsh, contained, None
-        dropped = pairs[~thinned.keep]
+        dropped = pairs[~thinned.keep]  # sorted, as ``pairs``
         several = multi[dropped[:, 0]] | multi[dropped[:, 1]]
         set_aside = int(np.count_nonzero(~several)) + sum(len(expand(a, b)) for a, b in dropped[several].tolist())
-        code = dropped[:, 0] * span + dropped[:, 1]  # sorted, as ``pairs``
-
-        def kept(given: np.ndarray) -> np.ndarray:
-            given = given.astype(np.int64).reshape(-1, 2)
-            at = np.minimum(np.searchsorted(code, given[:, 0] * span + given[:, 1]), code.size - 1)
-            return given[code[at] != given[:, 0] * span + given[:, 1]]
-
-        return kept(lsh), kept(contained), (thinned.clusters, thinned.documents, set_aside)
+        aside = (thinned.clusters, thinned.documents, set_aside)
+        return without(lsh, dropped, span), without(contained, dropped, span), aside
 
     def _proposals(self, sh: Shingled, lsh_pairs: np.ndarray, cont_pairs: np.ndarray) -> dict[str, set]:
         """Pairs per method in positions, expanded to exact-group members as ``core.pipeline.propose``."""

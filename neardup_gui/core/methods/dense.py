@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DENSE_NEAREST", "Thinned", "agreement", "thin_by_signatures", "thin_dense"]
+__all__ = ["DENSE_NEAREST", "Thinned", "agreement", "thin_by_signatures", "thin_dense", "without"]
 
 # Closest partners a file of a large cluster keeps (besides the cluster's spanning links).
 DENSE_NEAREST = 5
@@ -185,3 +185,15 @@ def thin_by_signatures(
     return thin_dense(
         pairs, n, limit, lambda left, right: agreement(sigs, rows, left, right), int(sigs.shape[1]), files=files
     )
+
+
+def without(given: np.ndarray, dropped: np.ndarray, n: int) -> np.ndarray:
+    """The pairs of ``given`` (shape (m, 2), any order) that are not in ``dropped`` (unique pairs
+    sorted as ``minhash_lsh.unique_pairs`` sorts them, indexes below ``n``), in their order."""
+    given = np.asarray(given, dtype=np.int64).reshape(-1, 2)
+    if not dropped.shape[0] or not given.shape[0]:
+        return given
+    code = dropped[:, 0] * n + dropped[:, 1]
+    mine = given[:, 0] * n + given[:, 1]
+    at = np.minimum(np.searchsorted(code, mine), code.size - 1)
+    return given[code[at] != mine]
