@@ -302,9 +302,10 @@ def _containment_from(z: Any, cache: PrepareCache) -> ContainmentMemo | None:
         return None
     try:
         digests = [d.ljust(16, b"\0") for d in z["ci_digests"].tolist()]
-        entry_of: dict[bytes, int] = {}
-        for i, d in enumerate(cache.digests):
-            entry_of.setdefault(d, i)
+        # digest -> its first entry: made in one call, the later entries written first (a loop of
+        # ``setdefault`` over 100,000 entries took ~0.1 s of the cache thread, beside the walk)
+        last = len(cache.digests) - 1
+        entry_of = dict(zip(reversed(cache.digests), range(last, -1, -1)))
         samples = [cache.samples[entry_of[d]] for d in digests]
         usable = z["ci_usable"].astype(np.int64)
         pairs = z["ci_pairs"].astype(np.int64).reshape(-1, 2)
@@ -423,7 +424,8 @@ def _known_from(z: Any, read_key: str) -> dict[str, KnownFile] | None:
         messages[int(i)] = message
     times, inodes = _tolist_sliced(z["known_times"]), _tolist_sliced(z["known_inodes"])
     mtimes, chars = _tolist_sliced(z["known_mtime"]), _tolist_sliced(z["known_chars"])
-    shas = _tolist_sliced(z["known_sha"], lambda part: np.char.decode(part, "ascii"))
+    # ``np.char.decode`` took 86-200 ms for 100,000 hashes, decoding each ``bytes`` ~25 ms
+    shas = [sha.decode("ascii") for sha in _tolist_sliced(z["known_sha"])]
     if not (n == len(status) == len(times) == len(inodes) == len(mtimes) == len(chars) == len(shas)):
         raise ValueError("its file rows disagree in length")
     stamps = [(*t, *i) for t, i in zip(times, inodes)]
