@@ -40,7 +40,7 @@ from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
     CACHE_FILE, cache_arrays, known_row_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
 )  # fmt: skip
-from neardup_gui.io.session import ManifestValues, ReviewSession, manifest_values
+from neardup_gui.io.session import CandidateValues, ManifestValues, ReviewSession, candidate_values, manifest_values
 
 log = logging.getLogger(__name__)
 
@@ -309,9 +309,14 @@ def screen_folder(
         # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
         assert ahead is not None
         made = ahead if ahead.documents is result.documents else None
-        arrays = None
+        arrays = pair_values = None
         if result.cache is not None:
-            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
+            # The candidates' session digests, made now for the pair memo as well: a pair taken
+            # over unchanged keeps the digest its earlier run stored (its values are made only if
+            # its row is stored after all).
+            pair_values = candidate_values(outcome.candidates, _known_digests(outcome.candidates, previous))
+            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected,
+                              pair_values.digests)  # fmt: skip
             known = made.known if made is not None else None
             if known is None:
                 known = known_row_arrays(corpus.known_rows(), read_key)
@@ -332,7 +337,7 @@ def screen_folder(
 
             try:
                 write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                     alongside=stage if box else None, made=made)  # fmt: skip
+                                     alongside=stage if box else None, made=made, pairs=pair_values)  # fmt: skip
             except BaseException:
                 if staged is not None and staged.exception() is None:
                     staged.result().unlink(missing_ok=True)
@@ -446,18 +451,36 @@ def _read_key(params: ScreenParams, extract_options: ExtractOptions) -> str:
 
 
 def _pair_memo(
-    outcome: ScreenOutcome, template: np.ndarray, min_count: int, rejected: Sequence[tuple[str, str]] = ()
+    outcome: ScreenOutcome,
+    template: np.ndarray,
+    min_count: int,
+    rejected: Sequence[tuple[str, str]] = (),
+    digests: Sequence[bytes] | None = None,
 ) -> PairMemo:
     """This run's verified pairs, and those it rejected (doc_ids), by the SHA-256 of both files,
-    for the next rescan."""
+    for the next rescan; ``digests``: each candidate's session row digest (``candidate_values``)."""
     by_id = outcome.documents_by_id
-    pairs = {}
-    for c in outcome.candidates:
+    pairs: dict[tuple[str, str], Candidate] = {}
+    digest_of: dict[tuple[str, str], bytes] = {}
+    for i, c in enumerate(outcome.candidates):
         left, right = by_id[c.left].sha256, by_id[c.right].sha256
-        if left and right:
-            pairs.setdefault((left, right), c)
+        if left and right and (left, right) not in pairs:
+            pairs[(left, right)] = c
+            if digests is not None:
+                digest_of[(left, right)] = digests[i]
     shas = ((by_id[a].sha256, by_id[b].sha256) for a, b in rejected)
-    return PairMemo(outcome.params.to_dict(), template, pairs, min_count, frozenset(k for k in shas if all(k)))
+    return PairMemo(outcome.params.to_dict(), template, pairs, min_count, frozenset(k for k in shas if all(k)),
+                    digests=digest_of)  # fmt: skip
+
+
+def _known_digests(candidates: Sequence[Candidate], previous: PairMemo | None) -> list[bytes | None] | None:
+    """Per candidate, the session row digest ``previous`` holds for it when it is the very
+    candidate ``previous`` gave (a pair taken over unchanged), else None."""
+    if previous is None or not previous.digests:
+        return None
+    digests = previous.digests
+    by_object = {id(c): digests[key] for key, c in previous.pairs.items() if key in digests}
+    return [by_object.get(id(c)) for c in candidates]
 
 
 def _normalized_skipped(folder: Path) -> None:
@@ -476,6 +499,7 @@ def write_screen_outputs(
     *,
     alongside: Callable[[], None] | None = None,
     made: _OutputsAhead | None = None,
+    pairs: CandidateValues | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -495,6 +519,8 @@ def write_screen_outputs(
             that should happen only then (``screen_folder`` starts writing the prepare cache).
         made: What ``screen_folder`` made of the outputs beforehand (used when made from
             ``outcome.documents``).
+        pairs: The candidates' session values made beforehand (used when made from
+            ``outcome.candidates``).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -523,7 +549,7 @@ def write_screen_outputs(
         )  # fmt: skip
         try:
             session.record_run(outcome.run, outcome.documents, outcome.candidates,
-                               manifest=made.manifest if made is not None else None)  # fmt: skip
+                               manifest=made.manifest if made is not None else None, pairs=pairs)  # fmt: skip
         finally:
             # Committed or not decides: publish, or throw the staged files away.
             outputs.settle_pending(out_dir, session.latest_run_id())

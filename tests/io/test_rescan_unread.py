@@ -147,6 +147,73 @@ def test_the_session_stores_only_what_a_rescan_changed_right_after_a_first_scree
         assert session.candidates() == list(edited.candidates)
 
 
+def _values_made(monkeypatch) -> list[int]:
+    """How many candidates' session values each call made (``io.session._candidate_values``)."""
+    from neardup_gui.io import session as session_mod
+
+    made: list[int] = []
+    real = session_mod._candidate_values
+
+    def counted(candidates):
+        got = real(candidates)
+        made.append(len(got))
+        return got
+
+    monkeypatch.setattr(session_mod, "_candidate_values", counted)
+    return made
+
+
+def test_pairs_taken_over_unchanged_keep_their_session_digests_without_making_their_values(
+    folder, tmp_path, monkeypatch
+) -> None:
+    from neardup_gui.io.prepcache import load_pairs
+    from neardup_gui.io.session import _candidate_values, _row_digests
+    from neardup_gui.tasks import library_versions
+
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    memo = load_pairs(out, library_versions())
+    assert memo is not None and memo.pairs and memo.digests.keys() == memo.pairs.keys()
+    with sqlite3.connect(out / "session.sqlite") as raw:
+        stored = {(a, b): d for a, b, d in raw.execute(
+            "SELECT left_id, right_id, row_digest FROM candidates WHERE run_id = ?", (first.run.run_id,))}  # fmt: skip
+    for key, c in memo.pairs.items():  # read back, each pair has the digest its row was stored with
+        assert memo.digests[key] == stored[(c.left, c.right)] == _row_digests(_candidate_values([c]))[0]
+    made = _values_made(monkeypatch)
+    same = screen_folder(folder, PARAMS, out_dir=out)
+    assert same.run.counts["pairs_from_previous_run"] == len(first.candidates)
+    assert sum(made) == 0  # every pair taken over unchanged: no values made, none stored
+    assert _rows_stored(out, same.run.run_id) == (0, 0)
+    target = folder / "a" / "006.txt"
+    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。", encoding="utf-8")
+    made.clear()
+    edited = screen_folder(folder, PARAMS, out_dir=out)
+    touched = [c for c in edited.candidates if "a/006.txt" in (edited.documents_by_id[c.left].path,
+                                                                 edited.documents_by_id[c.right].path)]  # fmt: skip
+    assert touched and sum(made) == len(touched)  # the edited file's pairs only, and each once
+    assert _rows_stored(out, edited.run.run_id) == (1, len(touched))
+    with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
+        assert session.candidates() == list(edited.candidates)
+
+
+def test_a_cache_without_the_pairs_digests_still_stores_only_what_changed(folder, tmp_path, monkeypatch) -> None:
+    import numpy as np
+
+    from neardup_gui.io import prepcache
+
+    # As a cache written by an earlier version: no digests, so the values are made and compared.
+    monkeypatch.setattr(prepcache, "_memo_digests", lambda memo: np.zeros((0, 16), dtype=np.uint8))
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    made = _values_made(monkeypatch)
+    same = screen_folder(folder, PARAMS, out_dir=out)
+    assert same.run.counts["pairs_from_previous_run"] == len(first.candidates)
+    assert sum(made) == len(first.candidates)
+    assert _rows_stored(out, same.run.run_id) == (0, 0)
+    with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
+        assert session.candidates() == list(same.candidates)
+
+
 def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder, tmp_path) -> None:
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS, out_dir=out)
