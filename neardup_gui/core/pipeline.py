@@ -125,9 +125,7 @@ class PairMemo:
         rejected: (left file SHA-256, right file SHA-256), by path, of the pairs it rejected.
         lines: The stored form of each pair as read back (``io.prepcache``), by the same keys: a
             pair taken over unchanged is stored again as it was, not encoded again.
-        digests: The row digest the review session stored each pair's candidate with
-            (``io.session.candidate_values``), by the same keys, where known: a pair taken over
-            unchanged has the same one.
+        run_id: The screen whose candidates these are ("" when not known).
     """
 
     params: Mapping[str, object]
@@ -136,7 +134,7 @@ class PairMemo:
     min_count: int = 0
     rejected: frozenset[tuple[str, str]] = frozenset()
     lines: Mapping[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
-    digests: Mapping[tuple[str, str], bytes] = field(default_factory=dict, compare=False, repr=False)
+    run_id: str = field(default="", compare=False)
 
     def applies_to(self, params: ScreenParams) -> bool:
         """Were these pairs verified with ``params`` (compared as canonical JSON)?

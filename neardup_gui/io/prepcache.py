@@ -88,10 +88,6 @@ def _candidate(row: list, strings: dict[str, str]) -> Candidate:
     return Candidate(*row)
 
 
-# Bytes of a session row digest (``io.session``'s BLAKE2b of a row's values).
-_DIGEST = 16
-
-
 def _memo_bytes(memo: PairMemo | None, earlier: PairMemo | None = None) -> np.ndarray:
     """JSON lines: a header (candidate fields, parameters), then one line per pair. One small
     ``json.dumps`` per line keeps the GIL free for the window between lines. A pair that is the
@@ -110,16 +106,6 @@ def _memo_bytes(memo: PairMemo | None, earlier: PairMemo | None = None) -> np.nd
         data += b"\n"
         data += (line if line is not None else dumps([*key, _candidate_row(c)])).encode("utf-8")
     return np.frombuffer(data, dtype=np.uint8)
-
-
-def _memo_digests(memo: PairMemo | None) -> np.ndarray:
-    """The session's row digest of each pair in ``_memo_bytes``' order (16 bytes a row), or none
-    when one is unknown."""
-    digests = memo.digests if memo is not None else {}
-    if memo is None or not memo.pairs or any(key not in digests for key in memo.pairs):
-        return np.zeros((0, _DIGEST), dtype=np.uint8)
-    raw = b"".join(digests[key] for key in memo.pairs)
-    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, _DIGEST)
 
 
 def _codes(values: list[str]) -> tuple[np.ndarray, str]:
@@ -290,7 +276,6 @@ def cache_arrays(
         "template_min_count": np.array(cache.template_min_count),
         "run_id": np.array(cache.run_id),
         "pairs_json": _memo_bytes(memo, earlier_pairs),
-        "pair_digests": _memo_digests(memo),
         "versions": np.array(json.dumps(dict(versions or {}), sort_keys=True)),
         **_containment_arrays(cache.containment),
         **(known_arrays(known, read_key) if known_made is None else known_made),
@@ -410,13 +395,8 @@ def _pairs_from(z: Any) -> PairMemo | None:
         pairs[(a, b)] = _candidate(row, strings)
         kept_lines[(a, b)] = line
     rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
-    digests: dict[tuple[str, str], bytes] = {}
-    if "pair_digests" in z.files:  # caches of earlier versions have none
-        rows = z["pair_digests"]
-        if rows.shape == (len(pairs), _DIGEST):
-            raw = rows.tobytes()
-            digests = {key: raw[i : i + _DIGEST] for key, i in zip(pairs, range(0, len(raw), _DIGEST))}
-    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines, digests)
+    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines,
+                    str(z["run_id"]))  # fmt: skip
 
 
 def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:

@@ -89,7 +89,6 @@ from neardup_gui.core.review import (
 )
 
 __all__ = [
-    "CandidateValues",
     "DELTA_SHARE",
     "RETAINED_CHOICES",
     "SCHEMA_VERSION",
@@ -101,7 +100,6 @@ __all__ = [
     "SessionInUseError",
     "SessionReadOnlyError",
     "SessionVersionError",
-    "candidate_values",
     "effective_state",
     "manifest_values",
     "now_iso",
@@ -356,41 +354,6 @@ def _candidate_values(candidates: Iterable[Candidate]) -> list[tuple[Any, ...]]:
     return [tuple(v if f is None else f(v) for f, v in zip(convert, _cand_values(c))) for c in candidates]
 
 
-@dataclass(frozen=True)
-class CandidateValues:
-    """Candidates' row digests as the session stores them, with the values made so far
-    (``candidate_values``). A value left None is made only if its row is stored."""
-
-    candidates: Sequence[Candidate]
-    values: list[tuple[Any, ...] | None]
-    digests: list[bytes]
-
-    def value(self, i: int) -> tuple[Any, ...]:
-        made = self.values[i]
-        if made is None:
-            made = self.values[i] = _candidate_values([self.candidates[i]])[0]
-        return made
-
-
-def candidate_values(candidates: Sequence[Candidate], known: Sequence[bytes | None] | None = None) -> CandidateValues:
-    """The row digests ``ReviewSession.record_run`` compares for ``candidates``, made beforehand.
-
-    ``known``: per candidate, its row digest when the caller knows it already (a pair a rescan took
-    over unchanged: the digest its earlier run stored with it), else None. Those candidates' values
-    are made only if their rows are stored after all; a rescan's ~8,800 pairs taken over cost
-    0.16 s of values and digests otherwise.
-    """
-    digests: list[bytes | None] = list(known) if known is not None else [None] * len(candidates)
-    if len(digests) != len(candidates):
-        raise ValueError("one known digest (or None) per candidate")
-    values: list[tuple[Any, ...] | None] = [None] * len(candidates)
-    missing = [i for i, d in enumerate(digests) if d is None]
-    made = _candidate_values(candidates[i] for i in missing)
-    for i, v, d in zip(missing, made, _row_digests(made)):
-        values[i], digests[i] = v, d
-    return CandidateValues(candidates, values, digests)  # type: ignore[arg-type]  # no None left
-
-
 def _candidate_from_row(row: sqlite3.Row, strings: dict[str, str]) -> Candidate:
     data = {name: row[_COLUMN.get(name, name)] for name in _CAND_FIELDS}
     for name in _CAND_JSON:
@@ -593,15 +556,18 @@ class ReviewSession:
         candidates: Sequence[Candidate],
         *,
         manifest: ManifestValues | None = None,
-        pairs: CandidateValues | None = None,
+        unchanged_from: tuple[str, Sequence[bool]] | None = None,
     ) -> str:
         """Store a finished screen: its record, manifest and candidates, in one transaction.
 
         The manifest and the candidates are stored as their differences from the last complete
         ones when at most ``DELTA_SHARE`` of their rows differ (see the module notes);
         ``documents`` and ``candidates`` read them back whole either way. ``manifest``: the
-        documents' ``manifest_values`` made beforehand (used when made from ``documents``);
-        ``pairs``: the candidates' ``candidate_values`` (used when made from ``candidates``).
+        documents' ``manifest_values`` made beforehand (used when made from ``documents``).
+        ``unchanged_from``: ``(run_id, flags)``, a flag per candidate, True for a candidate that is
+        one of run ``run_id``'s, taken over with every value as that run stored it (a rescan's
+        pairs of unchanged files). When that run is the latest stored, such a candidate's row is
+        known without making its values (see ``_candidates_delta``).
 
         Returns:
             The run id.
@@ -615,9 +581,7 @@ class ReviewSession:
             if manifest is None or manifest.documents is not documents:
                 manifest = manifest_values(documents)
             base, rows, removed = self._manifest_delta(conn, run.run_id, manifest.values, manifest.digests)
-            if pairs is None or pairs.candidates is not candidates:
-                pairs = candidate_values(candidates)
-            pairs_base, pair_rows, order = self._candidates_delta(conn, run.run_id, pairs)
+            pairs_base, pair_rows, order = self._candidates_delta(conn, run.run_id, candidates, unchanged_from)
             conn.execute(
                 "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base, "
                 "candidates_base, candidate_order) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -671,28 +635,60 @@ class ReviewSession:
 
     @staticmethod
     def _candidates_delta(
-        conn: sqlite3.Connection, run_id: str, pairs: CandidateValues
+        conn: sqlite3.Connection,
+        run_id: str,
+        candidates: Sequence[Candidate],
+        unchanged_from: tuple[str, Sequence[bool]] | None = None,
     ) -> tuple[str | None, list[tuple[Any, ...]], bytes | None]:
-        """(base, rows to store, order) for a new run's candidates (``pairs``, in their order):
-        against the latest complete candidate list when at most ``DELTA_SHARE`` of the pairs are
-        new or differ in any value, else (None, every row, None). Rows are (run_id, ord, *values,
-        digest); ``order`` packs, per position, the base's ``ord`` or -1 (little-endian int32)."""
-        digests, value = pairs.digests, pairs.value
+        """(base, rows to store, order) for a new run's candidates (in their order): against the
+        latest complete candidate list when at most ``DELTA_SHARE`` of the pairs are new or differ
+        in any value, else (None, every row, None). Rows are (run_id, ord, *values, digest);
+        ``order`` packs, per position, the base's ``ord`` or -1 (little-endian int32).
+
+        A pair is compared by the digest of its values. A candidate flagged in ``unchanged_from``
+        as the latest run's, unchanged, whose row that run took from the base (it stored no row
+        of its own for the pair), has the base's row: its values are not made (a rescan's 8,600
+        pairs taken over cost ~0.16 s of values and digests otherwise)."""
         latest = conn.execute("SELECT run_id, candidates_base FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
-        if latest is not None and digests:
-            base = latest[1] or latest[0]
-            cursor = conn.cursor()
-            cursor.row_factory = None
-            stored = {(left, right): (ord_, digest) for ord_, left, right, digest in cursor.execute(
-                "SELECT ord, left_id, right_id, row_digest FROM candidates WHERE run_id = ?", (base,))}  # fmt: skip
-            order = []
-            for c, d in zip(pairs.candidates, digests):  # a pair's left and right are its row's first values
-                hit = stored.get((c.left, c.right))
-                order.append(hit[0] if hit is not None and hit[1] == d else -1)
-            own = [i for i, b in enumerate(order) if b < 0]
-            if len(own) <= DELTA_SHARE * len(digests):
-                return base, [(run_id, i, *value(i), digests[i]) for i in own], struct.pack(f"<{len(order)}i", *order)
-        return None, [(run_id, i, *value(i), d) for i, d in enumerate(digests)], None
+        if latest is None or not candidates:
+            values = _candidate_values(candidates)
+            return None, [(run_id, i, *v, d) for i, (v, d) in enumerate(zip(values, _row_digests(values)))], None
+        base = latest[1] or latest[0]
+        cursor = conn.cursor()
+        cursor.row_factory = None
+        pairs_of = "SELECT ord, left_id, right_id, row_digest FROM candidates WHERE run_id = ?"
+        stored = {(left, right): (ord_, digest) for ord_, left, right, digest in cursor.execute(pairs_of, (base,))}
+        same: Sequence[bool] = ()
+        if unchanged_from is not None and unchanged_from[0] == latest[0] and len(unchanged_from[1]) == len(candidates):
+            same = unchanged_from[1]
+        # The pairs whose rows the latest run stored itself (it differed from the base there).
+        own_then = {(r[1], r[2]) for r in cursor.execute(pairs_of, (latest[0],))} if same and latest[1] else set()
+        order: list[int] = [-1] * len(candidates)
+        made: dict[int, tuple[Any, ...]] = {}
+        todo = []
+        for i, c in enumerate(candidates):
+            key = (c.left, c.right)
+            hit = stored.get(key)
+            if same and same[i] and hit is not None and key not in own_then:
+                order[i] = hit[0]
+            else:
+                todo.append(i)
+        values = _candidate_values(candidates[i] for i in todo)
+        digests = dict(zip(todo, _row_digests(values)))
+        for i, v in zip(todo, values):
+            made[i] = v
+            hit = stored.get((v[0], v[1]))
+            if hit is not None and hit[1] == digests[i]:
+                order[i] = hit[0]
+        own = [i for i, b in enumerate(order) if b < 0]
+        if len(own) <= DELTA_SHARE * len(candidates):
+            return base, [(run_id, i, *made[i], digests[i]) for i in own], struct.pack(f"<{len(order)}i", *order)
+        # Too many differ: every row stored, those of unchanged pairs made now.
+        rest = [i for i in range(len(candidates)) if i not in made]
+        late = _candidate_values(candidates[i] for i in rest)
+        for i, v, d in zip(rest, late, _row_digests(late)):
+            made[i], digests[i] = v, d
+        return None, [(run_id, i, *made[i], digests[i]) for i in range(len(candidates))], None
 
     def _candidate_rows(self, run_id: str | None, columns: str) -> list[sqlite3.Row]:
         """``columns`` of a run's candidates in their order, put together from the run's rows and

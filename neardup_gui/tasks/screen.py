@@ -40,7 +40,7 @@ from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
     CACHE_FILE, cache_arrays, known_row_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
 )  # fmt: skip
-from neardup_gui.io.session import CandidateValues, ManifestValues, ReviewSession, candidate_values, manifest_values
+from neardup_gui.io.session import ManifestValues, ReviewSession, manifest_values
 
 log = logging.getLogger(__name__)
 
@@ -309,14 +309,9 @@ def screen_folder(
         # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
         assert ahead is not None
         made = ahead if ahead.documents is result.documents else None
-        arrays = pair_values = None
+        arrays = None
         if result.cache is not None:
-            # The candidates' session digests, made now for the pair memo as well: a pair taken
-            # over unchanged keeps the digest its earlier run stored (its values are made only if
-            # its row is stored after all).
-            pair_values = candidate_values(outcome.candidates, _known_digests(outcome.candidates, previous))
-            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected,
-                              pair_values.digests)  # fmt: skip
+            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
             known = made.known if made is not None else None
             if known is None:
                 known = known_row_arrays(corpus.known_rows(), read_key)
@@ -326,6 +321,8 @@ def screen_folder(
         # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
         # soon as they are on disk, not when the session's rows are in too (a large cluster's
         # cache is hundreds of MB, its session rows as much again).
+        # The pairs taken over unchanged from the last screen: the session has their rows already.
+        unchanged = _taken_over_unchanged(outcome.candidates, previous)
         box = [arrays] if arrays is not None else []
         del arrays
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
@@ -337,7 +334,7 @@ def screen_folder(
 
             try:
                 write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                     alongside=stage if box else None, made=made, pairs=pair_values)  # fmt: skip
+                                     alongside=stage if box else None, made=made, unchanged_from=unchanged)  # fmt: skip
             except BaseException:
                 if staged is not None and staged.exception() is None:
                     staged.result().unlink(missing_ok=True)
@@ -451,36 +448,30 @@ def _read_key(params: ScreenParams, extract_options: ExtractOptions) -> str:
 
 
 def _pair_memo(
-    outcome: ScreenOutcome,
-    template: np.ndarray,
-    min_count: int,
-    rejected: Sequence[tuple[str, str]] = (),
-    digests: Sequence[bytes] | None = None,
+    outcome: ScreenOutcome, template: np.ndarray, min_count: int, rejected: Sequence[tuple[str, str]] = ()
 ) -> PairMemo:
     """This run's verified pairs, and those it rejected (doc_ids), by the SHA-256 of both files,
-    for the next rescan; ``digests``: each candidate's session row digest (``candidate_values``)."""
+    for the next rescan."""
     by_id = outcome.documents_by_id
-    pairs: dict[tuple[str, str], Candidate] = {}
-    digest_of: dict[tuple[str, str], bytes] = {}
-    for i, c in enumerate(outcome.candidates):
+    pairs = {}
+    for c in outcome.candidates:
         left, right = by_id[c.left].sha256, by_id[c.right].sha256
-        if left and right and (left, right) not in pairs:
-            pairs[(left, right)] = c
-            if digests is not None:
-                digest_of[(left, right)] = digests[i]
+        if left and right:
+            pairs.setdefault((left, right), c)
     shas = ((by_id[a].sha256, by_id[b].sha256) for a, b in rejected)
-    return PairMemo(outcome.params.to_dict(), template, pairs, min_count, frozenset(k for k in shas if all(k)),
-                    digests=digest_of)  # fmt: skip
+    return PairMemo(outcome.params.to_dict(), template, pairs, min_count, frozenset(k for k in shas if all(k)))
 
 
-def _known_digests(candidates: Sequence[Candidate], previous: PairMemo | None) -> list[bytes | None] | None:
-    """Per candidate, the session row digest ``previous`` holds for it when it is the very
-    candidate ``previous`` gave (a pair taken over unchanged), else None."""
-    if previous is None or not previous.digests:
+def _taken_over_unchanged(
+    candidates: Sequence[Candidate], previous: PairMemo | None
+) -> tuple[str, list[bool]] | None:
+    """``(run_id, flags)`` for ``record_run``'s ``unchanged_from``: per candidate, is it the very
+    candidate of ``previous`` (the run ``run_id``'s, read back from the cache and taken over with
+    every value as it was)?"""
+    if previous is None or not previous.run_id or not previous.pairs:
         return None
-    digests = previous.digests
-    by_object = {id(c): digests[key] for key, c in previous.pairs.items() if key in digests}
-    return [by_object.get(id(c)) for c in candidates]
+    theirs = {id(c) for c in previous.pairs.values()}  # held by ``previous``: the ids stay theirs
+    return previous.run_id, [id(c) in theirs for c in candidates]
 
 
 def _normalized_skipped(folder: Path) -> None:
@@ -499,7 +490,7 @@ def write_screen_outputs(
     *,
     alongside: Callable[[], None] | None = None,
     made: _OutputsAhead | None = None,
-    pairs: CandidateValues | None = None,
+    unchanged_from: tuple[str, Sequence[bool]] | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -519,8 +510,8 @@ def write_screen_outputs(
             that should happen only then (``screen_folder`` starts writing the prepare cache).
         made: What ``screen_folder`` made of the outputs beforehand (used when made from
             ``outcome.documents``).
-        pairs: The candidates' session values made beforehand (used when made from
-            ``outcome.candidates``).
+        unchanged_from: Candidates taken over unchanged from an earlier run
+            (``ReviewSession.record_run``).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -549,7 +540,8 @@ def write_screen_outputs(
         )  # fmt: skip
         try:
             session.record_run(outcome.run, outcome.documents, outcome.candidates,
-                               manifest=made.manifest if made is not None else None, pairs=pairs)  # fmt: skip
+                               manifest=made.manifest if made is not None else None,
+                               unchanged_from=unchanged_from)  # fmt: skip
         finally:
             # Committed or not decides: publish, or throw the staged files away.
             outputs.settle_pending(out_dir, session.latest_run_id())

@@ -163,26 +163,13 @@ def _values_made(monkeypatch) -> list[int]:
     return made
 
 
-def test_pairs_taken_over_unchanged_keep_their_session_digests_without_making_their_values(
-    folder, tmp_path, monkeypatch
-) -> None:
-    from neardup_gui.io.prepcache import load_pairs
-    from neardup_gui.io.session import _candidate_values, _row_digests
-    from neardup_gui.tasks import library_versions
-
+def test_pairs_taken_over_unchanged_are_recorded_without_making_their_values_again(folder, tmp_path, monkeypatch) -> None:
     out = tmp_path / "ws"
     first = screen_folder(folder, PARAMS, out_dir=out)
-    memo = load_pairs(out, library_versions())
-    assert memo is not None and memo.pairs and memo.digests.keys() == memo.pairs.keys()
-    with sqlite3.connect(out / "session.sqlite") as raw:
-        stored = {(a, b): d for a, b, d in raw.execute(
-            "SELECT left_id, right_id, row_digest FROM candidates WHERE run_id = ?", (first.run.run_id,))}  # fmt: skip
-    for key, c in memo.pairs.items():  # read back, each pair has the digest its row was stored with
-        assert memo.digests[key] == stored[(c.left, c.right)] == _row_digests(_candidate_values([c]))[0]
     made = _values_made(monkeypatch)
     same = screen_folder(folder, PARAMS, out_dir=out)
     assert same.run.counts["pairs_from_previous_run"] == len(first.candidates)
-    assert sum(made) == 0  # every pair taken over unchanged: no values made, none stored
+    assert sum(made) == 0  # every pair the last run's, unchanged: no values made, no row stored
     assert _rows_stored(out, same.run.run_id) == (0, 0)
     target = folder / "a" / "006.txt"
     target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。", encoding="utf-8")
@@ -192,26 +179,40 @@ def test_pairs_taken_over_unchanged_keep_their_session_digests_without_making_th
                                                                  edited.documents_by_id[c.right].path)]  # fmt: skip
     assert touched and sum(made) == len(touched)  # the edited file's pairs only, and each once
     assert _rows_stored(out, edited.run.run_id) == (1, len(touched))
+    # Unchanged since: the edited pairs (and file) differ from the first run's rows (the base), so
+    # they are made and stored again; the others are still the base's.
+    made.clear()
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert sum(made) == len(touched) and _rows_stored(out, again.run.run_id) == (1, len(touched))
     with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
-        assert session.candidates() == list(edited.candidates)
+        assert session.candidates() == list(again.candidates)
+        assert session.candidates(edited.run.run_id) == list(edited.candidates)
+        assert session.candidates(first.run.run_id) == list(first.candidates)
 
 
-def test_a_cache_without_the_pairs_digests_still_stores_only_what_changed(folder, tmp_path, monkeypatch) -> None:
-    import numpy as np
+def test_pairs_from_a_cache_older_than_the_last_recorded_run_are_compared_by_their_values(
+    folder, tmp_path, monkeypatch
+) -> None:
+    from neardup_gui.tasks import screen as screen_mod
 
-    from neardup_gui.io import prepcache
-
-    # As a cache written by an earlier version: no digests, so the values are made and compared.
-    monkeypatch.setattr(prepcache, "_memo_digests", lambda memo: np.zeros((0, 16), dtype=np.uint8))
     out = tmp_path / "ws"
     first = screen_folder(folder, PARAMS, out_dir=out)
+    target = folder / "a" / "006.txt"
+    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。", encoding="utf-8")
+
+    def refused(*args):
+        raise OSError("disk full")
+
+    with monkeypatch.context() as m:  # the edited screen is recorded, its cache is not written
+        m.setattr(screen_mod, "publish_cache", refused)
+        edited = screen_folder(folder, PARAMS, out_dir=out)
     made = _values_made(monkeypatch)
-    same = screen_folder(folder, PARAMS, out_dir=out)
-    assert same.run.counts["pairs_from_previous_run"] == len(first.candidates)
-    assert sum(made) == len(first.candidates)
-    assert _rows_stored(out, same.run.run_id) == (0, 0)
+    again = screen_folder(folder, PARAMS, out_dir=out)  # pairs taken over from the first run's cache
+    assert again.run.counts["pairs_from_previous_run"] >= len(first.candidates) - 4
+    assert sum(made) == len(again.candidates)  # the cache is not the latest run's: every value made
     with ReviewSession.open(out / "session.sqlite", read_only=True) as session:
-        assert session.candidates() == list(same.candidates)
+        assert session.candidates() == list(again.candidates)
+        assert session.candidates(edited.run.run_id) == list(edited.candidates)
 
 
 def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder, tmp_path) -> None:

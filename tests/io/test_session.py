@@ -331,6 +331,36 @@ def test_a_rescan_stores_only_its_new_or_changed_pairs_and_reads_all_back_in_ord
         assert s.pair_states("run-2")[("d-0005", "d-0006")].status == "keep_both"
 
 
+def test_pairs_unchanged_from_the_latest_run_take_its_rows_without_their_values(tmp_path: Path, monkeypatch) -> None:
+    from neardup_gui.io import session as session_mod
+
+    made: list[int] = []
+    real = session_mod._candidate_values
+    monkeypatch.setattr(session_mod, "_candidate_values", lambda cs: made.append(len(got := real(cs))) or got)
+    path = tmp_path / SESSION_FILENAME
+    second = _pairs(40, changed={5})
+    grown = [_candidate(f"d-{3000 + i:04d}", f"d-{4000 + i:04d}", 0.97) for i in range(30)] + second
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(3), _pairs(40))
+        s.record_run(_run("run-2", tmp_path), _archive(3), second)  # pair 5 stored: it differs from run-1
+        made.clear()
+        s.record_run(_run("run-3", tmp_path), _archive(3), second, unchanged_from=("run-2", [True] * 40))
+        assert sum(made) == 1  # pair 5 only: run-2 took the 39 others from run-1, the base
+        made.clear()
+        s.record_run(_run("run-4", tmp_path), _archive(3), second, unchanged_from=("run-1", [True] * 40))
+        assert sum(made) == 40  # run-1 is not the latest run: every pair compared by its values
+        made.clear()
+        s.record_run(_run("run-5", tmp_path), _archive(3), second, unchanged_from=("run-4", [True] * 39))
+        assert sum(made) == 40  # a flag per candidate, or none taken
+        # 30 new pairs are too many to store as differences: every row, the unchanged ones' made too.
+        s.record_run(_run("run-6", tmp_path), _archive(3), grown, unchanged_from=("run-5", [False] * 30 + [True] * 40))
+    assert [_stored_pairs(path, r) for r in ("run-3", "run-4", "run-5", "run-6")] == [1, 1, 1, 70]
+    with ReviewSession.open(path, read_only=True) as s:
+        for run_id in ("run-2", "run-3", "run-4", "run-5"):
+            assert s.candidates(run_id) == second
+        assert s.candidates("run-6") == grown
+
+
 def test_segments_are_stored_as_the_json_earlier_versions_stored(tmp_path: Path) -> None:
     # A rescan compares each pair's row with the base's by a digest of its values: a segment
     # written another way would make every pair of a session written before look changed.
