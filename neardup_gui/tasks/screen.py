@@ -5,15 +5,13 @@ No Qt here.
 
 from __future__ import annotations
 
-import codecs
-import csv
 import dataclasses
 import hashlib
-import io
 import json
 import logging
 import os
 import platform
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,7 +27,7 @@ from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.memory import pauses_cycle_collector
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
 from neardup_gui.core.prepare import PrepareCache
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way, slices_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import (
@@ -50,7 +48,6 @@ SESSION_FILE = "session.sqlite"
 # Characters (all texts) from which a screen that writes no normalized/ drops the texts after
 # preparing them: 50 million is ~33,000 articles, ~100 MB of strings.
 RELEASE_TEXTS_CHARS = 50_000_000
-_DECODE_SLICE = 1 << 20
 _LIBRARIES = (
     "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "python-docx", "readability-lxml",
     "lxml", "pypdf", "pandas", "openpyxl", "PySide6-Essentials",
@@ -229,124 +226,138 @@ def screen_folder(
         # (its start-up overlaps the run) stats half of the files in the check after the run.
         checker = helper_mod.VerifyHelper()
         checker.start(engine=False)
-    ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
-    helper_of_check = helper or checker
+    # That process also hard-links the unchanged documents' files of normalized/ meanwhile
+    # (100,000 links: 1.4-1.7 s that the outputs would otherwise take at the end).
+    prelink = (
+        _Prelink.start(checker, out_path, params, versions, corpus.documents)
+        if checker is not None and with_normalized and out_path is not None
+        else None
+    )
     try:
-        result = screen(
-            corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
-            fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
-            helper=helper, alongside=ahead,
-        )  # fmt: skip
-        del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
-        # After the run every file is stat'ed (from CHECK_SHARE_MIN files, half of them by the
-        # verification helper or the rescan's light one); one whose stamp moved since it was read,
-        # or written just before the scan, is hashed again (reread: every file is).
-        stamps = {} if reread else corpus.settled_stamps()
-        share = helper_of_check.call if helper_of_check is not None else None
-        changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
-    finally:
-        if helper_of_check is not None:
-            helper_of_check.close()
-    if isinstance(texts, SourceTexts) and texts.failures:
-        seen = {p for p, _ in changed_list}
-        changed_list += [
-            (p, f"could not be read again unchanged: {why}") for p, why in sorted(texts.failures.items()) if p not in seen
-        ]
-    changed = tuple(changed_list)
-    counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
-    for d in result.documents:
-        counts[f"files_{d.status}"] = counts.get(f"files_{d.status}", 0) + 1
-    counts["files"] = len(result.documents)
-    counts.update(result.counts)
-    notes = list(result.notes)
-    counts["unchanged_files_not_read"] = len(corpus.trusted)
-    if corpus.trusted:
-        notes.append(
-            f"{len(corpus.trusted)} file(s) unchanged since the last screen into this workspace (same size, "
-            "modification and change times, inode) were not read again; their SHA-256 is the one recorded then, "
-            "and their texts are read only where needed (screen --reread, or the preference to read and hash every "
-            "file, reads every file)"
+        ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
+        helper_of_check = helper or checker
+        try:
+            result = screen(
+                corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
+                fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
+                helper=helper, alongside=ahead,
+            )  # fmt: skip
+            del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
+            # After the run every file is stat'ed (from CHECK_SHARE_MIN files, half of them by the
+            # verification helper or the rescan's light one); one whose stamp moved since it was read,
+            # or written just before the scan, is hashed again (reread: every file is).
+            stamps = {} if reread else corpus.settled_stamps()
+            share = helper_of_check.call if helper_of_check is not None else None
+            changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
+        finally:
+            if helper_of_check is not None:
+                helper_of_check.close()
+        if isinstance(texts, SourceTexts) and texts.failures:
+            seen = {p for p, _ in changed_list}
+            changed_list += [
+                (p, f"could not be read again unchanged: {why}")
+                for p, why in sorted(texts.failures.items())
+                if p not in seen
+            ]
+        changed = tuple(changed_list)
+        counts: dict[str, int] = {f"files_{s}": 0 for s in FILE_STATUSES}
+        for d in result.documents:
+            counts[f"files_{d.status}"] = counts.get(f"files_{d.status}", 0) + 1
+        counts["files"] = len(result.documents)
+        counts.update(result.counts)
+        notes = list(result.notes)
+        counts["unchanged_files_not_read"] = len(corpus.trusted)
+        if corpus.trusted:
+            notes.append(
+                f"{len(corpus.trusted)} file(s) unchanged since the last screen into this workspace (same size, "
+                "modification and change times, inode) were not read again; their SHA-256 is the one recorded then, "
+                "and their texts are read only where needed (screen --reread, or the preference to read and hash every "
+                "file, reads every file)"
+            )
+        if changed:
+            notes.append(f"{len(changed)} source file(s) changed during the run; their results may be out of date")
+        finished = _now()
+        run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        run = RunRecord(
+            run_id=run_id,
+            source=str(source_path),
+            params=params.to_dict(),
+            bands=result.bands,
+            rows=result.rows,
+            versions=versions,
+            manifest_digest=manifest_digest(result.documents),
+            counts=counts,
+            started=started,
+            finished=finished,
+            integrity="unchanged" if not changed else "changed: " + "; ".join(f"{p} ({w})" for p, w in changed),
+            changed_files=tuple(p for p, _ in changed),
+            normalization=params.normalize.describe(),
+            notes=tuple(notes),
         )
-    if changed:
-        notes.append(f"{len(changed)} source file(s) changed during the run; their results may be out of date")
-    finished = _now()
-    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    run = RunRecord(
-        run_id=run_id,
-        source=str(source_path),
-        params=params.to_dict(),
-        bands=result.bands,
-        rows=result.rows,
-        versions=versions,
-        manifest_digest=manifest_digest(result.documents),
-        counts=counts,
-        started=started,
-        finished=finished,
-        integrity="unchanged" if not changed else "changed: " + "; ".join(f"{p} ({w})" for p, w in changed),
-        changed_files=tuple(p for p, _ in changed),
-        normalization=params.normalize.describe(),
-        notes=tuple(notes),
-    )
-    outcome = ScreenOutcome(
-        source=source_path,
-        params=params,
-        documents=result.documents,
-        texts=corpus.texts,
-        candidates=result.candidates,
-        run=run,
-        out_dir=out_path,
-        changed_files=changed,
-    )
-    if out_path is not None:
-        progress.report("write", 0, 1)
-        progress.check()  # a cancel that arrived during the last stage still stops before any write
-        # The prepare cache is written beside the outputs, on a thread of its own (much of both is
-        # file writing and syncing, which releases the GIL), and put in place only once the outputs
-        # are: a failed write leaves the previous run's cache with the previous run's outputs.
-        # The cache's contents are made here, before the session is written: made on the thread,
-        # they held the interpreter while the session's rows went in, and SQLite gives the
-        # interpreter up at every row: each row then waited for the other thread's time slice
-        # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
-        assert ahead is not None
-        made = ahead if ahead.documents is result.documents else None
-        arrays = None
-        if result.cache is not None:
-            memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
-            known = made.known if made is not None else None
-            if known is None:
-                known = known_row_arrays(corpus.known_rows(), read_key)
-            arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                                  known_made=known, earlier_pairs=previous)  # fmt: skip
-            del memo, known
-        # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
-        # soon as they are on disk, not when the session's rows are in too (a large cluster's
-        # cache is hundreds of MB, its session rows as much again).
-        # The pairs taken over unchanged from the last screen: the session has their rows already.
-        unchanged = _taken_over_unchanged(outcome.candidates, previous)
-        box = [arrays] if arrays is not None else []
-        del arrays
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
-            staged: Future[Path] | None = None
+        outcome = ScreenOutcome(
+            source=source_path,
+            params=params,
+            documents=result.documents,
+            texts=corpus.texts,
+            candidates=result.candidates,
+            run=run,
+            out_dir=out_path,
+            changed_files=changed,
+        )
+        if out_path is not None:
+            progress.report("write", 0, 1)
+            progress.check()  # a cancel that arrived during the last stage still stops before any write
+            # The prepare cache is written beside the outputs, on a thread of its own (much of both is
+            # file writing and syncing, which releases the GIL), and put in place only once the outputs
+            # are: a failed write leaves the previous run's cache with the previous run's outputs.
+            # The cache's contents are made here, before the session is written: made on the thread,
+            # they held the interpreter while the session's rows went in, and SQLite gives the
+            # interpreter up at every row: each row then waited for the other thread's time slice
+            # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
+            assert ahead is not None
+            made = ahead if ahead.documents is result.documents else None
+            arrays = None
+            if result.cache is not None:
+                memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
+                known = made.known if made is not None else None
+                if known is None:
+                    known = known_row_arrays(corpus.known_rows(), read_key)
+                arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
+                                      known_made=known, earlier_pairs=previous)  # fmt: skip
+                del memo, known
+            # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
+            # soon as they are on disk, not when the session's rows are in too (a large cluster's
+            # cache is hundreds of MB, its session rows as much again).
+            # The pairs taken over unchanged from the last screen: the session has their rows already.
+            unchanged = _taken_over_unchanged(outcome.candidates, previous)
+            box = [arrays] if arrays is not None else []
+            del arrays
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
+                staged: Future[Path] | None = None
 
-            def stage() -> None:  # once the session is this screen's: a refused screen writes nothing
-                nonlocal staged
-                staged = pool.submit(lambda: stage_arrays(out_path, box.pop()))
+                def stage() -> None:  # once the session is this screen's: a refused screen writes nothing
+                    nonlocal staged
+                    staged = pool.submit(lambda: stage_arrays(out_path, box.pop()))
 
-            try:
-                write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                     alongside=stage if box else None, made=made, unchanged_from=unchanged)  # fmt: skip
-            except BaseException:
-                if staged is not None and staged.exception() is None:
-                    staged.result().unlink(missing_ok=True)
-                raise
-            if staged is not None:
                 try:
-                    publish_cache(out_path, staged.result())
-                except OSError as exc:  # only a later screen's speed depends on it
-                    log.warning("could not write the prepare cache in %s: %s", out_path, exc)
-        progress.report("write", 1, 1)
-    _release(stamps, corpus, ahead, result)
-    return outcome
+                    write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
+                                         alongside=stage if box else None, made=made, unchanged_from=unchanged,
+                                         prelinked=prelink.take if prelink is not None else None)  # fmt: skip
+                except BaseException:
+                    if staged is not None and staged.exception() is None:
+                        staged.result().unlink(missing_ok=True)
+                    raise
+                if staged is not None:
+                    try:
+                        publish_cache(out_path, staged.result())
+                    except OSError as exc:  # only a later screen's speed depends on it
+                        log.warning("could not write the prepare cache in %s: %s", out_path, exc)
+            progress.report("write", 1, 1)
+        _release(stamps, corpus, ahead, result)
+        return outcome
+    finally:
+        if prelink is not None:  # unless moved into the outputs
+            prelink.discard()
 
 
 def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead | None, result: ScreenResult) -> None:
@@ -363,6 +374,56 @@ def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead 
             rows += [part for part in (memo.samples, memo.digests) if isinstance(part, list)]
     for container in rows:
         empty_giving_way(container)
+
+
+class _Prelink:
+    """The files of ``normalized/`` that a rescan can reuse, hard-linked into a folder of the
+    workspace's ``cache/`` by its helper process while the screen runs
+    (``outputs.prelink_normalized``); ``take`` moves the folder into the staged outputs."""
+
+    PREFIX = ".normalized-prelinked-"
+
+    def __init__(self, future: Future[list[str]], path: Path) -> None:
+        self._future, self.path = future, path
+        self._taken = False
+
+    @classmethod
+    def start(
+        cls,
+        helper: helper_mod.VerifyHelper,
+        out_dir: Path,
+        params: ScreenParams,
+        versions: Mapping[str, str],
+        documents: Sequence[Document],
+    ) -> _Prelink | None:
+        """Give the job to ``helper``; None when it cannot take it."""
+        name = f"{cls.PREFIX}{time.time_ns()}-{os.getpid()}"
+        relative = Path(CACHE_FILE.parent, name)
+        future = helper.call(outputs.prelink_normalized, str(out_dir), params.to_dict(), dict(versions),
+                             [(d.doc_id, d.path, d.sha256) for d in documents if d.usable and d.sha256],
+                             str(relative), cls.PREFIX)  # fmt: skip
+        return cls(future, out_dir / relative) if future is not None else None
+
+    def take(self, folder: Path) -> list[str] | None:
+        """Move the linked folder to ``folder`` (which must not exist); the doc_ids linked there, or
+        None when the job failed or the folder is gone (a later screen into this workspace cleared
+        it): the caller then makes ``folder`` itself."""
+        try:
+            linked = self._future.result()
+            os.replace(self.path, folder)
+        except Exception:  # the helper failed or stopped, or the folder could not be moved
+            log.warning("normalized files linked ahead could not be used; linking them now", exc_info=True)
+            self.discard()
+            return None
+        self._taken = True
+        return linked
+
+    def discard(self) -> None:
+        """Remove the folder unless taken; left (for the next screen's job to clear) while the job
+        may still be linking into it."""
+        if not self._taken and self._future.done():
+            self._taken = True
+            outputs.remove_folder(self.path)
 
 
 class _OutputsAhead:
@@ -392,48 +453,9 @@ def manifest_csv(documents: Sequence[Document]) -> bytes:
 
 
 def _reusable_normalized(out_dir: Path, outcome: ScreenOutcome) -> dict[str, str]:
-    """doc_id -> its file in the workspace's current ``normalized/``, for the documents whose file
-    has the same path and SHA-256 as in the run that wrote it, made with the same normalization,
-    extraction options and versions (so the same bytes); empty when that cannot be told."""
-    folder = out_dir / outputs.NORMALIZED_DIR
-    try:
-        previous = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
-        keys = ("normalize", "docx_tables", "docx_headers_footers")
-        now = outcome.params.to_dict()
-        if [previous["params"].get(k) for k in keys] != [now.get(k) for k in keys]:
-            return {}
-        if previous["versions"] != outcome.run.versions:
-            return {}
-        with os.scandir(folder) as listing:  # 100,000 names: the listing's system calls give way too
-            present = {e.name for part in slices_giving_way(listing, 1024) for e in part if e.name.endswith(".txt")}
-        # Read whole, then parsed: parsing as it reads lets go of the GIL at every 8 KB read, and
-        # such a loop keeps a waiting window thread out (core.progress.Heartbeat); decoded into the
-        # parser's buffer 1 MB a call (20 MB at 100,000 files: one call held the GIL ~40 ms).
-        data = (out_dir / "manifest.csv").read_bytes()
-        decoder = codecs.getincrementaldecoder("utf-8-sig")()
-        buffer = io.StringIO(newline="")
-        for i in range(0, len(data), _DECODE_SLICE):
-            give_way()
-            buffer.write(decoder.decode(data[i : i + _DECODE_SLICE], i + _DECODE_SLICE >= len(data)))
-        buffer.seek(0)
-        # The C reader and three columns: a DictReader's row dicts took 1.5x as long (0.41 against
-        # 0.27 s at 100,000 rows), time in which the window waits its turn for the GIL at every slot.
-        rows = csv.reader(buffer)
-        header = next(rows)
-        at = [header.index(name) for name in ("doc_id", "path", "sha256")]
-        width = max(at) + 1
-        i, p, h = at
-        was = {r[i]: (r[p], r[h]) for part in slices_giving_way(rows, 1024) for r in part if len(r) >= width}
-    except (OSError, ValueError, KeyError, TypeError, StopIteration, csv.Error):
-        return {}
-    # Paths joined as text: a ``Path`` per document cost ~0.4 s at 100,000 files.
-    inside = os.path.join(folder, "")
-    return {
-        d.doc_id: f"{inside}{d.doc_id}.txt"
-        for part in slices_giving_way(outcome.documents, 1024)
-        for d in part
-        if d.sha256 and was.get(d.doc_id) == (d.path, d.sha256) and f"{d.doc_id}.txt" in present
-    }
+    """``outputs.reusable_normalized`` for a finished screen's documents."""
+    return outputs.reusable_normalized(out_dir, outcome.params.to_dict(), outcome.run.versions,
+                                       [(d.doc_id, d.path, d.sha256) for d in outcome.documents])  # fmt: skip
 
 
 def _load_cache_and_pairs(out_dir: Path, versions: Mapping[str, str]) -> tuple[PrepareCache | None, PairMemo | None]:
@@ -491,6 +513,7 @@ def write_screen_outputs(
     alongside: Callable[[], None] | None = None,
     made: _OutputsAhead | None = None,
     unchanged_from: tuple[str, Sequence[bool]] | None = None,
+    prelinked: Callable[[Path], list[str] | None] | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -512,6 +535,9 @@ def write_screen_outputs(
             ``outcome.documents``).
         unchanged_from: Candidates taken over unchanged from an earlier run
             (``ReviewSession.record_run``).
+        prelinked: For the default ``normalized``: moves a folder ``outputs.prelink_normalized``
+            made meanwhile to the path it is given and returns the doc_ids linked there, or
+            returns None (then the folder is made here as without it).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -533,11 +559,15 @@ def write_screen_outputs(
     with ReviewSession.open(out_dir / SESSION_FILE) as session:
         if alongside is not None:
             alongside()
-        outputs.stage_screen_outputs(
-            out_dir, run_id, files,
-            normalized or (lambda folder: outputs.write_normalized(
-                folder, texts, normalized_ids, outcome.params.normalize, _reusable_normalized(out_dir, outcome))),
-        )  # fmt: skip
+        def write_normalized(folder: Path) -> None:
+            linked = prelinked(folder) if prelinked is not None else None
+            if linked is not None:
+                outputs.write_normalized(folder, texts, normalized_ids, outcome.params.normalize, linked=linked)
+            else:
+                outputs.write_normalized(folder, texts, normalized_ids, outcome.params.normalize,
+                                         _reusable_normalized(out_dir, outcome))  # fmt: skip
+
+        outputs.stage_screen_outputs(out_dir, run_id, files, normalized or write_normalized)
         try:
             session.record_run(outcome.run, outcome.documents, outcome.candidates,
                                manifest=made.manifest if made is not None else None,

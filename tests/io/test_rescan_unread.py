@@ -163,7 +163,9 @@ def _values_made(monkeypatch) -> list[int]:
     return made
 
 
-def test_pairs_taken_over_unchanged_are_recorded_without_making_their_values_again(folder, tmp_path, monkeypatch) -> None:
+def test_pairs_taken_over_unchanged_are_recorded_without_making_their_values_again(
+    folder, tmp_path, monkeypatch
+) -> None:
     out = tmp_path / "ws"
     first = screen_folder(folder, PARAMS, out_dir=out)
     made = _values_made(monkeypatch)
@@ -172,7 +174,8 @@ def test_pairs_taken_over_unchanged_are_recorded_without_making_their_values_aga
     assert sum(made) == 0  # every pair the last run's, unchanged: no values made, no row stored
     assert _rows_stored(out, same.run.run_id) == (0, 0)
     target = folder / "a" / "006.txt"
-    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。", encoding="utf-8")
+    text = target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。"
+    target.write_text(text, encoding="utf-8")
     made.clear()
     edited = screen_folder(folder, PARAMS, out_dir=out)
     touched = [c for c in edited.candidates if "a/006.txt" in (edited.documents_by_id[c.left].path,
@@ -198,7 +201,8 @@ def test_pairs_from_a_cache_older_than_the_last_recorded_run_are_compared_by_the
     out = tmp_path / "ws"
     first = screen_folder(folder, PARAMS, out_dir=out)
     target = folder / "a" / "006.txt"
-    target.write_text(target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。", encoding="utf-8")
+    text = target.read_text(encoding="utf-8")[:-30] + "文末改写了一句，以示区别。"
+    target.write_text(text, encoding="utf-8")
 
     def refused(*args):
         raise OSError("disk full")
@@ -530,9 +534,9 @@ def test_a_rescan_links_the_unchanged_documents_normalized_files_and_rewrites_th
 ) -> None:
     """The last manifest.csv (Chinese paths: multi-byte characters across the decoding slices when
     they are 7 bytes) tells which normalized/ files still hold their document's text."""
-    from neardup_gui.tasks import screen as screen_mod
+    from neardup_gui.io import outputs as outputs_mod
 
-    monkeypatch.setattr(screen_mod, "_DECODE_SLICE", slice_bytes)
+    monkeypatch.setattr(outputs_mod, "_DECODE_SLICE", slice_bytes)
     out = tmp_path / "ws"
     first = screen_folder(folder, PARAMS, out_dir=out)
     normalized = out / "normalized"
@@ -549,6 +553,108 @@ def test_a_rescan_links_the_unchanged_documents_normalized_files_and_rewrites_th
     assert moved == {f"{changed.doc_id}.txt"}  # every other file linked, not written again
     assert (normalized / f"{changed.doc_id}.txt").read_text(encoding="utf-8").endswith("补充一句新的说明")
     assert again.run.counts.get("files_ok") == first.run.counts.get("files_ok")
+
+
+def _normalized_files(out: Path) -> dict[str, tuple[int, bytes]]:
+    return {p.name: (p.stat().st_ino, p.read_bytes()) for p in (out / "normalized").glob("*.txt")}
+
+
+def _prelinked_left(out: Path) -> list[str]:
+    from neardup_gui.tasks.screen import _Prelink
+
+    return [p.name for p in (out / "cache").iterdir() if p.name.startswith(_Prelink.PREFIX)]
+
+
+def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same_outputs(
+    folder: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from neardup_gui.tasks import screen as screen_mod
+
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)  # the rescan's light helper process, here
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    before = _normalized_files(out)
+    changed = next(d for d in first.documents if d.usable and d.path.startswith("a/"))
+    target = folder / changed.path
+    target.write_text(target.read_text(encoding="utf-8") + "补充一句新的说明。", encoding="utf-8")
+    (out / "cache" / f"{screen_mod._Prelink.PREFIX}1-1").mkdir()  # left by a screen that stopped
+    (out / "cache" / f"{screen_mod._Prelink.PREFIX}1-1" / "x.txt").write_text("旧", encoding="utf-8")
+    _settle()
+    taken: list[list[str] | None] = []
+    real = screen_mod._Prelink.take
+    monkeypatch.setattr(screen_mod._Prelink, "take", lambda self, into: taken.append(real(self, into)) or taken[-1])
+    again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    assert len(taken) == 1 and sorted(taken[0]) == sorted(n[:-4] for n in before if n != f"{changed.doc_id}.txt")
+    after = _normalized_files(out)
+    assert {n for n in after if after[n][0] != before[n][0]} == {f"{changed.doc_id}.txt"}  # the rest linked
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    made_afresh = _normalized_files(tmp_path / "fresh")
+    assert {n: b for n, (_, b) in after.items()} == {n: b for n, (_, b) in made_afresh.items()}
+    assert (out / "manifest.csv").read_bytes() == (tmp_path / "fresh" / "manifest.csv").read_bytes()
+    assert again.run.counts["files_ok"] == fresh.run.counts["files_ok"]
+    assert _prelinked_left(out) == []  # its own moved into the outputs, the stale one removed
+
+
+def test_linked_files_that_are_gone_by_the_end_of_the_run_are_made_there_and_then(
+    folder: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from neardup_gui.io import outputs as outputs_mod
+    from neardup_gui.tasks import screen as screen_mod
+
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    before = _normalized_files(out)
+    real = screen_mod._Prelink.take
+
+    def cleared_meanwhile(self, into):  # as if another screen into this workspace had cleared it
+        self._future.result()
+        outputs_mod.remove_folder(self.path)
+        return real(self, into)
+
+    monkeypatch.setattr(screen_mod._Prelink, "take", cleared_meanwhile)
+    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    after = _normalized_files(out)
+    assert {n: b for n, (_, b) in after.items()} == {n: b for n, (_, b) in before.items()}
+    assert all(after[n][0] == before[n][0] for n in after)  # linked at the end instead
+    assert _prelinked_left(out) == []
+
+
+def test_a_screen_cancelled_before_its_outputs_leaves_no_folder_linked_ahead(
+    folder: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from neardup_gui.core.progress import Cancelled
+
+    class StopAtWrite:
+        def report(self, stage: str, done: int, total: int) -> None:
+            self.stage = stage
+
+        def check(self) -> None:
+            if getattr(self, "stage", "") == "write":
+                raise Cancelled()
+
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    before = _normalized_files(out)
+    with pytest.raises(Cancelled):
+        screen_folder(folder, PARAMS, out_dir=out, verify_helper=True, progress=StopAtWrite())
+    assert _prelinked_left(out) == [] and _normalized_files(out) == before
+
+
+def test_normalized_files_linked_ahead_are_completed_and_stray_ones_removed(tmp_path: Path) -> None:
+    from neardup_gui.core.records import NormalizeOptions
+    from neardup_gui.io.outputs import write_normalized
+
+    folder = tmp_path / "n"
+    folder.mkdir()
+    for name in ("d1", "gone"):
+        (folder / f"{name}.txt").write_text(f"{name} linked", encoding="utf-8")
+    texts = {"d1": "不应再写", "d2": "第二篇ＡＢＣ"}
+    write_normalized(folder, texts, ["d1", "d2"], NormalizeOptions(), linked=["d1", "gone"])
+    assert sorted(p.name for p in folder.iterdir()) == ["d1.txt", "d2.txt"]
+    assert (folder / "d1.txt").read_text(encoding="utf-8") == "d1 linked"  # linked: not written again
+    assert (folder / "d2.txt").read_text(encoding="utf-8") == "第二篇abc"
 
 
 @pytest.mark.parametrize("damage", ["rows", "header"])
