@@ -134,10 +134,11 @@ class VerifyHelper:
             log.warning("helper process refused a call; running it here", exc_info=True)
             return None
 
-    def close(self) -> None:
-        """Stop the process (a job it is running finishes first; queued ones are dropped)."""
+    def close(self, finish: bool = False) -> None:
+        """Stop the process (a job it is running finishes first; queued ones are dropped, or with
+        ``finish`` run before it stops). Returns at once either way."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=False, cancel_futures=not finish)
             self._pool = None
             log.info("verification helper process: %d pairs sent%s", self.sent, ", then failed" if self.failed else "")
 

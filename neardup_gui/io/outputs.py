@@ -696,21 +696,25 @@ def stage_screen_outputs(
     return staging
 
 
-def publish_screen_outputs(out_dir: Path, run_id: str) -> None:
+def publish_screen_outputs(out_dir: Path, run_id: str, remove: Callable[[Path], None] | None = None) -> None:
     """Move a committed run's staged files to their final names; ``run.json`` goes last.
 
     Safe to repeat after an interruption: what was already moved is not touched again.
+    The previous ``normalized/`` is moved aside (``.normalized.old-<run_id>``) and removed by
+    ``remove`` (default ``remove_folder``; a screen may hand it to its helper process: 100,000
+    files take ~0.7 s). A folder moved aside and not removed is a leftover ``settle_pending``
+    removes.
     """
     out = Path(out_dir)
     staging = pending_dir(out, run_id)
     for name in SCREEN_FILES[:-1]:
         if (staging / name).exists():
             os.replace(staging / name, out / name)
-    new_norm, target, old = staging / NORMALIZED_DIR, out / NORMALIZED_DIR, out / OLD_NORMALIZED
+    new_norm, target, old = staging / NORMALIZED_DIR, out / NORMALIZED_DIR, out / f"{OLD_NORMALIZED}-{run_id}"
     if new_norm.exists():
         if target.exists():
             if old.exists():
-                shutil.rmtree(old)
+                shutil.rmtree(old, ignore_errors=True)
             os.replace(target, old)
         os.replace(new_norm, target)
     last = SCREEN_FILES[-1]
@@ -718,7 +722,8 @@ def publish_screen_outputs(out_dir: Path, run_id: str) -> None:
         os.replace(staging / last, out / last)
     _fsync_dir(out)
     shutil.rmtree(staging, ignore_errors=True)
-    remove_folder(old)
+    if old.exists():
+        (remove or remove_folder)(old)
 
 
 def remove_folder(folder: Path) -> None:
@@ -750,7 +755,9 @@ def discard_pending(out_dir: Path, run_id: str) -> None:
     shutil.rmtree(pending_dir(out_dir, run_id), ignore_errors=True)
 
 
-def settle_pending(out_dir: Path, latest_run_id: str | None) -> list[tuple[str, str]]:
+def settle_pending(
+    out_dir: Path, latest_run_id: str | None, remove: Callable[[Path], None] | None = None
+) -> list[tuple[str, str]]:
     """Finish or undo what an interrupted screen left in ``out_dir``.
 
     Call it while holding the session's writer lock. A staging folder of the session's latest
@@ -761,6 +768,7 @@ def settle_pending(out_dir: Path, latest_run_id: str | None) -> list[tuple[str, 
     Args:
         out_dir: The output folder (need not exist).
         latest_run_id: The latest run recorded in the folder's session, or None.
+        remove: How a published run's previous ``normalized/`` is removed (``publish_screen_outputs``).
 
     Returns:
         ``(run_id or leftover name, "published" | "discarded")`` for what was done.
@@ -775,7 +783,7 @@ def settle_pending(out_dir: Path, latest_run_id: str | None) -> list[tuple[str, 
         if name.startswith(PENDING_PREFIX):
             run_id = name[len(PENDING_PREFIX) :]
             if run_id and run_id == latest_run_id:
-                publish_screen_outputs(out, run_id)
+                publish_screen_outputs(out, run_id, remove)
                 done.append((run_id, "published"))
             else:
                 shutil.rmtree(out / name, ignore_errors=True)

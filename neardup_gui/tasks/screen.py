@@ -6,6 +6,7 @@ No Qt here.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -250,8 +251,8 @@ def screen_folder(
             share = helper_of_check.call if helper_of_check is not None else None
             changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
         finally:
-            if helper_of_check is not None:
-                helper_of_check.close()
+            if helper is not None:  # a rescan's light helper stays for the outputs (below)
+                helper.close()
         if isinstance(texts, SourceTexts) and texts.failures:
             seen = {p for p, _ in changed_list}
             changed_list += [
@@ -342,7 +343,8 @@ def screen_folder(
                 try:
                     write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
                                          alongside=stage if box else None, made=made, unchanged_from=unchanged,
-                                         prelinked=prelink.take if prelink is not None else None)  # fmt: skip
+                                         prelinked=prelink.take if prelink is not None else None,
+                                         remove_old=_removed_by(checker))  # fmt: skip
                 except BaseException:
                     if staged is not None and staged.exception() is None:
                         staged.result().unlink(missing_ok=True)
@@ -358,6 +360,8 @@ def screen_folder(
     finally:
         if prelink is not None:  # unless moved into the outputs
             prelink.discard()
+        if checker is not None:  # what it was given last still runs (the old normalized/ removed)
+            checker.close(finish=True)
 
 
 def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead | None, result: ScreenResult) -> None:
@@ -374,6 +378,29 @@ def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead 
             rows += [part for part in (memo.samples, memo.digests) if isinstance(part, list)]
     for container in rows:
         empty_giving_way(container)
+
+
+def _removed_by(helper: helper_mod.VerifyHelper | None) -> Callable[[Path], None] | None:
+    """A ``remove_old`` that gives the previous ``normalized/`` (100,000 files: ~0.7 s) to
+    ``helper``'s process, which removes it after the screen has returned (the folder is a
+    leftover of the workspace until then); here when the process cannot take it."""
+    if helper is None:
+        return None
+
+    def remove(folder: Path) -> None:
+        future = helper.call(outputs.remove_folder, folder)
+        if future is None:
+            outputs.remove_folder(folder)
+        else:
+            future.add_done_callback(functools.partial(_note_left, folder))
+
+    return remove
+
+
+def _note_left(folder: Path, future: Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("%s could not be removed (%s); the next screen into this workspace removes it",
+                    folder, future.exception())  # fmt: skip
 
 
 class _Prelink:
@@ -514,6 +541,7 @@ def write_screen_outputs(
     made: _OutputsAhead | None = None,
     unchanged_from: tuple[str, Sequence[bool]] | None = None,
     prelinked: Callable[[Path], list[str] | None] | None = None,
+    remove_old: Callable[[Path], None] | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
 
@@ -538,6 +566,8 @@ def write_screen_outputs(
         prelinked: For the default ``normalized``: moves a folder ``outputs.prelink_normalized``
             made meanwhile to the path it is given and returns the doc_ids linked there, or
             returns None (then the folder is made here as without it).
+        remove_old: Removes the previous ``normalized/`` once the outputs are published
+            (``outputs.publish_screen_outputs``; default: here and now).
     """
     out_dir = ensure_outside_source(out_dir, outcome.source)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -574,4 +604,4 @@ def write_screen_outputs(
                                unchanged_from=unchanged_from)  # fmt: skip
         finally:
             # Committed or not decides: publish, or throw the staged files away.
-            outputs.settle_pending(out_dir, session.latest_run_id())
+            outputs.settle_pending(out_dir, session.latest_run_id(), remove_old)

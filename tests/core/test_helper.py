@@ -97,7 +97,8 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
 
     def call(self, fn, *args):
         future = real_call(self, fn, *args)
-        calls.append(f"{fn.__name__}: {len(future.result()) if future is not None else None}")
+        got = future.result() if future is not None else None
+        calls.append(f"{fn.__name__}: {len(got) if isinstance(got, list) else got}")
         return future
 
     monkeypatch.setattr(VerifyHelper, "call", call)
@@ -105,11 +106,14 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     assert calls == ["_stamps_moved: 0"] and split.run.integrity == "unchanged"
     unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
     assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
+    normalized = len(list((tmp_path / "two" / "normalized").glob("*.txt")))
     again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over
     assert again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
-    # The rescan verifies nothing; a light helper (no engine) takes half of the check's stats.
+    # The rescan verifies nothing; a light helper (no engine) links the normalized files ahead,
+    # takes half of the check's stats, and removes the previous normalized/ once it is replaced.
     assert engines == [True, False] and again.run.counts["unchanged_files_not_read"] == len(plain.documents)
-    assert calls == ["_stamps_moved: 0"] * 2 and again.run.integrity == "unchanged"
+    assert calls[1:] == [f"prelink_normalized: {normalized}", "_stamps_moved: 0", "remove_folder: None"]
+    assert calls[0] == "_stamps_moved: 0" and again.run.integrity == "unchanged"
     assert started[0].sent > 0 and started[1].sent == 0 and all(h._pool is None for h in started)  # closed
     assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]

@@ -568,6 +568,8 @@ def _prelinked_left(out: Path) -> list[str]:
 def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same_outputs(
     folder: Path, tmp_path: Path, monkeypatch
 ) -> None:
+    from neardup_gui.core.helper import VerifyHelper
+    from neardup_gui.io import outputs as outputs_mod
     from neardup_gui.tasks import screen as screen_mod
 
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)  # the rescan's light helper process, here
@@ -583,8 +585,22 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     taken: list[list[str] | None] = []
     real = screen_mod._Prelink.take
     monkeypatch.setattr(screen_mod._Prelink, "take", lambda self, into: taken.append(real(self, into)) or taken[-1])
+    given: list[tuple[str, str]] = []  # what the helper process was given
+    call = VerifyHelper.call
+
+    def spied(helper, fn, *args):
+        given.append((fn.__name__, str(args[0])))
+        return call(helper, fn, *args)
+
+    monkeypatch.setattr(VerifyHelper, "call", spied)
     again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
     assert len(taken) == 1 and sorted(taken[0]) == sorted(n[:-4] for n in before if n != f"{changed.doc_id}.txt")
+    # The previous normalized/ is moved aside, then removed by the helper process, not here.
+    assert [n for n, a in given if n == outputs_mod.remove_folder.__name__ and ".normalized.old" in a]
+    deadline = time.monotonic() + 60
+    while [p for p in out.iterdir() if p.name.startswith(".normalized.old")] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
     after = _normalized_files(out)
     assert {n for n in after if after[n][0] != before[n][0]} == {f"{changed.doc_id}.txt"}  # the rest linked
     fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
