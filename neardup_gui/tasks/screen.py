@@ -380,26 +380,39 @@ def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead 
         empty_giving_way(container)
 
 
+# The previous normalized/ while a helper process removes it, in the workspace's cache/ (where
+# ``outputs.settle_pending``, run whenever the session is opened for writing, e.g. by the window
+# right after the screen, does not remove it again on the spot).
+_ASIDE_PREFIX = ".normalized-removing-"
+
+
 def _removed_by(helper: helper_mod.VerifyHelper | None) -> Callable[[Path], None] | None:
-    """A ``remove_old`` that gives the previous ``normalized/`` (100,000 files: ~0.7 s) to
-    ``helper``'s process, which removes it after the screen has returned (the folder is a
-    leftover of the workspace until then); here when the process cannot take it."""
+    """A ``remove_old`` that moves the previous ``normalized/`` (100,000 files: ~0.7 s) into the
+    workspace's ``cache/`` and gives it to ``helper``'s process, which removes it after the screen
+    has returned (one left by a stopped process is removed by the next ``_Prelink`` job); here
+    and now when that cannot be done."""
     if helper is None:
         return None
 
     def remove(folder: Path) -> None:
-        future = helper.call(outputs.remove_folder, folder)
-        if future is None:
+        aside = folder.parent / CACHE_FILE.parent / f"{_ASIDE_PREFIX}{folder.name}"
+        try:
+            os.replace(folder, aside)
+        except OSError:
             outputs.remove_folder(folder)
+            return
+        future = helper.call(outputs.remove_folder_aside, aside)
+        if future is None:
+            outputs.remove_folder(aside)
         else:
-            future.add_done_callback(functools.partial(_note_left, folder))
+            future.add_done_callback(functools.partial(_note_left, aside))
 
     return remove
 
 
 def _note_left(folder: Path, future: Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
-        log.warning("%s could not be removed (%s); the next screen into this workspace removes it",
+        log.warning("%s could not be removed (%s); the next rescan into this workspace removes it",
                     folder, future.exception())  # fmt: skip
 
 
@@ -410,7 +423,7 @@ class _Prelink:
 
     PREFIX = ".normalized-prelinked-"
 
-    def __init__(self, future: Future[list[str]], path: Path) -> None:
+    def __init__(self, future: Future[str], path: Path) -> None:
         self._future, self.path = future, path
         self._taken = False
 
@@ -426,9 +439,10 @@ class _Prelink:
         """Give the job to ``helper``; None when it cannot take it."""
         name = f"{cls.PREFIX}{time.time_ns()}-{os.getpid()}"
         relative = Path(CACHE_FILE.parent, name)
+        rows = [(d.doc_id, d.path, d.sha256) for d in documents if d.usable and d.sha256]
         future = helper.call(outputs.prelink_normalized, str(out_dir), params.to_dict(), dict(versions),
-                             [(d.doc_id, d.path, d.sha256) for d in documents if d.usable and d.sha256],
-                             str(relative), cls.PREFIX)  # fmt: skip
+                             (outputs.joined_columns(rows), len(rows)), str(relative),
+                             (cls.PREFIX, _ASIDE_PREFIX))  # fmt: skip
         return cls(future, out_dir / relative) if future is not None else None
 
     def take(self, folder: Path) -> list[str] | None:
@@ -436,14 +450,14 @@ class _Prelink:
         None when the job failed or the folder is gone (a later screen into this workspace cleared
         it): the caller then makes ``folder`` itself."""
         try:
-            linked = self._future.result()
+            joined = self._future.result()
             os.replace(self.path, folder)
         except Exception:  # the helper failed or stopped, or the folder could not be moved
             log.warning("normalized files linked ahead could not be used; linking them now", exc_info=True)
             self.discard()
             return None
         self._taken = True
-        return linked
+        return joined.split("\0") if joined else []
 
     def discard(self) -> None:
         """Remove the folder unless taken; left (for the next screen's job to clear) while the job

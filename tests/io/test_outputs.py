@@ -120,3 +120,12 @@ def test_removing_the_previous_normalized_folder_removes_it_whole_and_nothing_it
     outputs.remove_folder(link)
     assert (keep_dir / "f.txt").exists()
     outputs.remove_folder(tmp_path / "never-there")  # nothing to remove: no error
+
+
+def test_rows_cross_to_a_helper_process_as_joined_columns_and_come_back_the_same() -> None:
+    rows = [("d1", "稿件/a,b\n\"c\".txt", "ab" * 32), ("d2", "", ""), ("d3", "x\\y\t\u3000z", "ff" * 32)]
+    columns = outputs.joined_columns(rows)
+    assert len(columns) == 3 and all(isinstance(c, str) for c in columns)
+    assert outputs.split_columns(columns, len(rows)) == rows
+    assert outputs.split_columns(outputs.joined_columns([]), 0) == []
+    assert outputs.split_columns(outputs.joined_columns([("", "", "")]), 1) == [("", "", "")]

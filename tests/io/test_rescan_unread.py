@@ -560,9 +560,9 @@ def _normalized_files(out: Path) -> dict[str, tuple[int, bytes]]:
 
 
 def _prelinked_left(out: Path) -> list[str]:
-    from neardup_gui.tasks.screen import _Prelink
+    from neardup_gui.tasks.screen import _ASIDE_PREFIX, _Prelink
 
-    return [p.name for p in (out / "cache").iterdir() if p.name.startswith(_Prelink.PREFIX)]
+    return [p.name for p in (out / "cache").iterdir() if p.name.startswith((_Prelink.PREFIX, _ASIDE_PREFIX))]
 
 
 def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same_outputs(
@@ -579,8 +579,9 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     changed = next(d for d in first.documents if d.usable and d.path.startswith("a/"))
     target = folder / changed.path
     target.write_text(target.read_text(encoding="utf-8") + "补充一句新的说明。", encoding="utf-8")
-    (out / "cache" / f"{screen_mod._Prelink.PREFIX}1-1").mkdir()  # left by a screen that stopped
-    (out / "cache" / f"{screen_mod._Prelink.PREFIX}1-1" / "x.txt").write_text("旧", encoding="utf-8")
+    for stale in (f"{screen_mod._Prelink.PREFIX}1-1", f"{screen_mod._ASIDE_PREFIX}.normalized.old-r0"):
+        (out / "cache" / stale).mkdir()  # left by a screen, or a helper process, that stopped
+        (out / "cache" / stale / "x.txt").write_text("旧", encoding="utf-8")
     _settle()
     taken: list[list[str] | None] = []
     real = screen_mod._Prelink.take
@@ -595,12 +596,13 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     monkeypatch.setattr(VerifyHelper, "call", spied)
     again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
     assert len(taken) == 1 and sorted(taken[0]) == sorted(n[:-4] for n in before if n != f"{changed.doc_id}.txt")
-    # The previous normalized/ is moved aside, then removed by the helper process, not here.
-    assert [n for n, a in given if n == outputs_mod.remove_folder.__name__ and ".normalized.old" in a]
-    deadline = time.monotonic() + 60
-    while [p for p in out.iterdir() if p.name.startswith(".normalized.old")] and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # The previous normalized/ is moved into cache/ (out of reach of the settling that opening
+    # the session does), then removed by the helper process, not here.
+    assert [n for n, a in given if n == outputs_mod.remove_folder_aside.__name__ and ".normalized.old" in a]
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+    deadline = time.monotonic() + 60
+    while _prelinked_left(out) and time.monotonic() < deadline:
+        time.sleep(0.05)
     after = _normalized_files(out)
     assert {n for n in after if after[n][0] != before[n][0]} == {f"{changed.doc_id}.txt"}  # the rest linked
     fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
