@@ -39,9 +39,9 @@ def _texts(seed: int = 3) -> dict[str, str]:
     return texts
 
 
-def _both(monkeypatch, ids, texts, params, **kwargs):
-    """``prepare`` through the numpy path, then through the kernels (checked to be used)."""
-    calls = []
+def _compiled_batches(monkeypatch) -> list[int]:
+    """The size of each batch prepared through the kernels from now on."""
+    calls: list[int] = []
     real = prep_mod._Preparer._work_compiled
 
     def counted(self, *args):
@@ -49,6 +49,12 @@ def _both(monkeypatch, ids, texts, params, **kwargs):
         return real(self, *args)
 
     monkeypatch.setattr(prep_mod._Preparer, "_work_compiled", counted)
+    return calls
+
+
+def _both(monkeypatch, ids, texts, params, **kwargs):
+    """``prepare`` through the numpy path, then through the kernels (checked to be used)."""
+    calls = _compiled_batches(monkeypatch)
     monkeypatch.setattr(prep_mod, "_COMPILED_MIN_CHARS", 10**15)
     monkeypatch.setattr(prep_mod, "_kernels_warm", False)
     numpy_path = prepare(ids, texts, params, **kwargs)
@@ -129,14 +135,7 @@ def test_compiled_prepare_from_a_cache_equals_the_numpy_path(monkeypatch) -> Non
 def test_once_the_kernels_ran_a_small_prepare_uses_them_too(monkeypatch) -> None:
     # A rescan's few changed files (below the size that pays for loading the kernels) go through
     # the kernels when this process has them loaded already: 3-4x faster than numpy then.
-    calls = []
-    real = prep_mod._Preparer._work_compiled
-
-    def counted(self, *args):
-        calls.append(len(args[0]))
-        return real(self, *args)
-
-    monkeypatch.setattr(prep_mod._Preparer, "_work_compiled", counted)
+    calls = _compiled_batches(monkeypatch)
     monkeypatch.setattr(prep_mod, "_kernels_warm", False)
     texts = _texts(seed=5)
     ids = sorted(texts)
@@ -146,9 +145,8 @@ def test_once_the_kernels_ran_a_small_prepare_uses_them_too(monkeypatch) -> None
     prepare(ids[:3], texts, ScreenParams(), keep_hashes=False)  # a large prepare, as it were
     assert calls and prep_mod._kernels_warm
     monkeypatch.undo()  # the real threshold again, the kernels still loaded in this process
-    monkeypatch.setattr(prep_mod._Preparer, "_work_compiled", counted)
+    calls = _compiled_batches(monkeypatch)
     monkeypatch.setattr(prep_mod, "_kernels_warm", True)
-    calls.clear()
     again = prepare(ids, texts, ScreenParams(), keep_hashes=False)
     assert sum(calls) == len(ids)
     _assert_same(small, again)
