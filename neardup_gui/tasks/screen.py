@@ -249,6 +249,8 @@ def screen_folder(
             # or written just before the scan, is hashed again (reread: every file is).
             stamps = {} if reread else corpus.settled_stamps()
             share = helper_of_check.call if helper_of_check is not None else None
+            if prelink is not None and not prelink.done():  # the share would wait behind its links
+                share = None
             changed_list = check_integrity(source_path, result.documents, progress=progress, stamps=stamps, share=share)
         finally:
             if helper is not None:  # a rescan's light helper stays for the outputs (below)
@@ -444,6 +446,10 @@ class _Prelink:
                              (outputs.joined_columns(rows), len(rows)), str(relative),
                              (cls.PREFIX, _ASIDE_PREFIX))  # fmt: skip
         return cls(future, out_dir / relative) if future is not None else None
+
+    def done(self) -> bool:
+        """Has the helper process finished the job (its process then takes other calls at once)?"""
+        return self._future.done()
 
     def take(self, folder: Path) -> list[str] | None:
         """Move the linked folder to ``folder`` (which must not exist); the doc_ids linked there, or

@@ -613,6 +613,27 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     assert _prelinked_left(out) == []  # its own moved into the outputs, the stale one removed
 
 
+def test_while_the_helper_still_links_the_check_after_the_run_is_done_here(
+    folder: Path, tmp_path: Path, monkeypatch
+) -> None:
+    # The helper runs one job at a time: a share of the check queued behind the links would wait.
+    from neardup_gui.core.helper import VerifyHelper
+    from neardup_gui.tasks import screen as screen_mod
+
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    given: list[str] = []
+    call = VerifyHelper.call
+    monkeypatch.setattr(VerifyHelper, "call", lambda h, fn, *a: given.append(fn.__name__) or call(h, fn, *a))
+    monkeypatch.setattr(screen_mod._Prelink, "done", lambda self: False)
+    target = folder / "a" / "011.txt"
+    target.write_text(target.read_text(encoding="utf-8") + "补充。", encoding="utf-8")
+    again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    assert "prelink_normalized" in given and "_stamps_moved" not in given
+    assert again.run.integrity == "unchanged" and again.run.counts["unchanged_files_not_read"] == 54
+
+
 def test_linked_files_that_are_gone_by_the_end_of_the_run_are_made_there_and_then(
     folder: Path, tmp_path: Path, monkeypatch
 ) -> None:
