@@ -33,6 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -526,34 +527,41 @@ def write_normalized(
         doc_ids = [d for d in doc_ids if d not in there]
     reuse = reuse or {}
     ids = [d for d in doc_ids if d not in reuse]
-    folder_fd = None
-    if os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY"):
-        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        with ThreadPoolExecutor(1) as writer:
-            linking = writer.submit(_link_files, folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()])
-            pending: deque[Future[None]] = deque()
-            for lo in range(0, len(ids), _NORMALIZE_BATCH):
-                batch = ids[lo : lo + _NORMALIZE_BATCH]
-                files = [
-                    (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
-                    for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options))
-                ]
-                if len(pending) >= _WRITES_AHEAD:
-                    pending.popleft().result()
-                pending.append(writer.submit(_write_files, folder, folder_fd, files))
-            while pending:
+    with _folder_handle(folder) as folder_fd, ThreadPoolExecutor(1) as writer:
+        linking = writer.submit(_link_files, folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()])
+        pending: deque[Future[None]] = deque()
+        for lo in range(0, len(ids), _NORMALIZE_BATCH):
+            batch = ids[lo : lo + _NORMALIZE_BATCH]
+            files = [
+                (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
+                for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options))
+            ]
+            if len(pending) >= _WRITES_AHEAD:
                 pending.popleft().result()
-            failed = [name[: -len(".txt")] for name in linking.result()]
-            for lo in range(0, len(failed), _NORMALIZE_BATCH):
-                batch = failed[lo : lo + _NORMALIZE_BATCH]
-                _write_files(folder, folder_fd, [
-                    (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
-                    for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options))
-                ])  # fmt: skip
+            pending.append(writer.submit(_write_files, folder, folder_fd, files))
+        while pending:
+            pending.popleft().result()
+        failed = [name[: -len(".txt")] for name in linking.result()]
+        for lo in range(0, len(failed), _NORMALIZE_BATCH):
+            batch = failed[lo : lo + _NORMALIZE_BATCH]
+            _write_files(folder, folder_fd, [
+                (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
+                for doc_id, cps in zip(batch, normalize_batch([texts[d] for d in batch], options))
+            ])  # fmt: skip
+
+
+@contextmanager
+def _folder_handle(folder: Path) -> Iterator[int | None]:
+    """A handle on ``folder`` to create files relative to (one path lookup less per file), or None
+    where the system has no such handles."""
+    if not (os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")):
+        yield None
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield fd
     finally:
-        if folder_fd is not None:
-            os.close(folder_fd)
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -671,21 +679,15 @@ def prelink_normalized(
     folder = Path(out_dir) / name
     if stale:
         try:
-            siblings = [p for p in folder.parent.iterdir() if p.name.startswith(tuple(stale)) and p.name != folder.name]
+            siblings = [p for p in folder.parent.iterdir() if p.name.startswith(stale) and p.name != folder.name]
         except OSError:
             siblings = []
         for old in siblings:
             remove_folder(old)
     reuse = reusable_normalized(Path(out_dir), params, versions, split_columns(*documents))
     folder.mkdir(parents=True)
-    folder_fd = None
-    if os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY"):
-        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
+    with _folder_handle(folder) as folder_fd:
         failed = set(_link_files(folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()]))
-    finally:
-        if folder_fd is not None:
-            os.close(folder_fd)
     return "\0".join(d for d in reuse if f"{d}.txt" not in failed)
 
 

@@ -649,46 +649,43 @@ class ReviewSession:
         as the latest run's, unchanged, whose row that run took from the base (it stored no row
         of its own for the pair), has the base's row: its values are not made (a rescan's 8,600
         pairs taken over cost ~0.16 s of values and digests otherwise)."""
+        made: dict[int, tuple[tuple[Any, ...], bytes]] = {}  # position -> (values, digest)
+
+        def make(positions: list[int]) -> None:
+            values = _candidate_values(candidates[i] for i in positions)
+            made.update(zip(positions, zip(values, _row_digests(values))))
+
+        def rows(positions: Iterable[int]) -> list[tuple[Any, ...]]:
+            return [(run_id, i, *made[i][0], made[i][1]) for i in positions]
+
         latest = conn.execute("SELECT run_id, candidates_base FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
-        if latest is None or not candidates:
-            values = _candidate_values(candidates)
-            return None, [(run_id, i, *v, d) for i, (v, d) in enumerate(zip(values, _row_digests(values)))], None
-        base = latest[1] or latest[0]
-        cursor = conn.cursor()
-        cursor.row_factory = None
-        pairs_of = "SELECT ord, left_id, right_id, row_digest FROM candidates WHERE run_id = ?"
-        stored = {(left, right): (ord_, digest) for ord_, left, right, digest in cursor.execute(pairs_of, (base,))}
-        same: Sequence[bool] = ()
-        if unchanged_from is not None and unchanged_from[0] == latest[0] and len(unchanged_from[1]) == len(candidates):
-            same = unchanged_from[1]
-        # The pairs whose rows the latest run stored itself (it differed from the base there).
-        own_then = {(r[1], r[2]) for r in cursor.execute(pairs_of, (latest[0],))} if same and latest[1] else set()
-        order: list[int] = [-1] * len(candidates)
-        made: dict[int, tuple[Any, ...]] = {}
-        todo = []
-        for i, c in enumerate(candidates):
-            key = (c.left, c.right)
-            hit = stored.get(key)
-            if same and same[i] and hit is not None and key not in own_then:
-                order[i] = hit[0]
-            else:
-                todo.append(i)
-        values = _candidate_values(candidates[i] for i in todo)
-        digests = dict(zip(todo, _row_digests(values)))
-        for i, v in zip(todo, values):
-            made[i] = v
-            hit = stored.get((v[0], v[1]))
-            if hit is not None and hit[1] == digests[i]:
-                order[i] = hit[0]
-        own = [i for i, b in enumerate(order) if b < 0]
-        if len(own) <= DELTA_SHARE * len(candidates):
-            return base, [(run_id, i, *made[i], digests[i]) for i in own], struct.pack(f"<{len(order)}i", *order)
-        # Too many differ: every row stored, those of unchanged pairs made now.
-        rest = [i for i in range(len(candidates)) if i not in made]
-        late = _candidate_values(candidates[i] for i in rest)
-        for i, v, d in zip(rest, late, _row_digests(late)):
-            made[i], digests[i] = v, d
-        return None, [(run_id, i, *made[i], digests[i]) for i in range(len(candidates))], None
+        if latest is not None and candidates:
+            base = latest[1] or latest[0]
+            cursor = conn.cursor()
+            cursor.row_factory = None
+            pairs_of = "SELECT ord, left_id, right_id, row_digest FROM candidates WHERE run_id = ?"
+            stored = {(left, right): (ord_, digest) for ord_, left, right, digest in cursor.execute(pairs_of, (base,))}
+            same: Sequence[bool] = ()
+            if unchanged_from is not None and unchanged_from[0] == latest[0]:
+                same = unchanged_from[1] if len(unchanged_from[1]) == len(candidates) else ()
+            # The pairs whose rows the latest run stored itself (it differed from the base there).
+            own_then = {(r[1], r[2]) for r in cursor.execute(pairs_of, (latest[0],))} if same and latest[1] else set()
+            order = [-1] * len(candidates)
+            for i, c in enumerate(candidates):
+                hit = stored.get((c.left, c.right))
+                if same and same[i] and hit is not None and (c.left, c.right) not in own_then:
+                    order[i] = hit[0]
+            make([i for i, b in enumerate(order) if b < 0])
+            for i, (v, d) in made.items():
+                hit = stored.get((v[0], v[1]))
+                if hit is not None and hit[1] == d:
+                    order[i] = hit[0]
+            own = [i for i, b in enumerate(order) if b < 0]
+            if len(own) <= DELTA_SHARE * len(candidates):
+                return base, rows(own), struct.pack(f"<{len(order)}i", *order)
+        # No base, or too many differ: every row stored (those of unchanged pairs made now).
+        make([i for i in range(len(candidates)) if i not in made])
+        return None, rows(range(len(candidates))), None
 
     def _candidate_rows(self, run_id: str | None, columns: str) -> list[sqlite3.Row]:
         """``columns`` of a run's candidates in their order, put together from the run's rows and

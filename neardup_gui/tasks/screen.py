@@ -328,11 +328,11 @@ def screen_folder(
                 arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
                                       known_made=known, earlier_pairs=previous)  # fmt: skip
                 del memo, known
+            # The pairs taken over unchanged from the last screen: the session has their rows already.
+            unchanged = _taken_over_unchanged(outcome.candidates, previous)
             # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
             # soon as they are on disk, not when the session's rows are in too (a large cluster's
             # cache is hundreds of MB, its session rows as much again).
-            # The pairs taken over unchanged from the last screen: the session has their rows already.
-            unchanged = _taken_over_unchanged(outcome.candidates, previous)
             box = [arrays] if arrays is not None else []
             del arrays
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="neardup-cache-write") as pool:
@@ -414,7 +414,7 @@ def _removed_by(helper: helper_mod.VerifyHelper | None) -> Callable[[Path], None
 
 def _note_left(folder: Path, future: Future[None]) -> None:
     if not future.cancelled() and future.exception() is not None:
-        log.warning("%s could not be removed (%s); the next rescan into this workspace removes it",
+        log.warning("%s could not be removed (%s); a later large rescan into this workspace removes it",
                     folder, future.exception())  # fmt: skip
 
 

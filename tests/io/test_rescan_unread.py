@@ -565,10 +565,24 @@ def _prelinked_left(out: Path) -> list[str]:
     return [p.name for p in (out / "cache").iterdir() if p.name.startswith((_Prelink.PREFIX, _ASIDE_PREFIX))]
 
 
+def _given_to_helper(monkeypatch) -> list[tuple[str, str]]:
+    """``(function name, its first argument)`` of each call a helper process is given from now on."""
+    from neardup_gui.core.helper import VerifyHelper
+
+    given: list[tuple[str, str]] = []
+    call = VerifyHelper.call
+
+    def spied(helper, fn, *args):
+        given.append((fn.__name__, str(args[0])))
+        return call(helper, fn, *args)
+
+    monkeypatch.setattr(VerifyHelper, "call", spied)
+    return given
+
+
 def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same_outputs(
     folder: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    from neardup_gui.core.helper import VerifyHelper
     from neardup_gui.io import outputs as outputs_mod
     from neardup_gui.tasks import screen as screen_mod
 
@@ -586,14 +600,7 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     taken: list[list[str] | None] = []
     real = screen_mod._Prelink.take
     monkeypatch.setattr(screen_mod._Prelink, "take", lambda self, into: taken.append(real(self, into)) or taken[-1])
-    given: list[tuple[str, str]] = []  # what the helper process was given
-    call = VerifyHelper.call
-
-    def spied(helper, fn, *args):
-        given.append((fn.__name__, str(args[0])))
-        return call(helper, fn, *args)
-
-    monkeypatch.setattr(VerifyHelper, "call", spied)
+    given = _given_to_helper(monkeypatch)
     again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
     assert len(taken) == 1 and sorted(taken[0]) == sorted(n[:-4] for n in before if n != f"{changed.doc_id}.txt")
     # The previous normalized/ is moved into cache/ (out of reach of the settling that opening
@@ -617,20 +624,18 @@ def test_while_the_helper_still_links_the_check_after_the_run_is_done_here(
     folder: Path, tmp_path: Path, monkeypatch
 ) -> None:
     # The helper runs one job at a time: a share of the check queued behind the links would wait.
-    from neardup_gui.core.helper import VerifyHelper
     from neardup_gui.tasks import screen as screen_mod
 
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
-    given: list[str] = []
-    call = VerifyHelper.call
-    monkeypatch.setattr(VerifyHelper, "call", lambda h, fn, *a: given.append(fn.__name__) or call(h, fn, *a))
+    given = _given_to_helper(monkeypatch)
     monkeypatch.setattr(screen_mod._Prelink, "done", lambda self: False)
     target = folder / "a" / "011.txt"
     target.write_text(target.read_text(encoding="utf-8") + "补充。", encoding="utf-8")
     again = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
-    assert "prelink_normalized" in given and "_stamps_moved" not in given
+    names = [name for name, _ in given]
+    assert "prelink_normalized" in names and "_stamps_moved" not in names
     assert again.run.integrity == "unchanged" and again.run.counts["unchanged_files_not_read"] == 54
 
 
