@@ -441,6 +441,7 @@ def screen(
     release_texts: Callable[[], None] | None = None,
     helper: VerifyHelper | None = None,
     alongside: Callable[[tuple[Document, ...]], None] | None = None,
+    normalized: Callable[[list[str], list[np.ndarray]], None] | None = None,
 ) -> ScreenResult:
     """Run the whole pipeline on documents already read.
 
@@ -466,6 +467,9 @@ def screen(
             hold it (``ScreenResult.documents``), while the containment index is still being
             built on the other thread (after any reading ahead): work on this run's outputs can
             use that wait. Not called when nothing waits (then the caller does that work later).
+        normalized: Given the normalized code points of the documents prepared here (not taken
+            from ``cache``) batch by batch, on the preparing threads: (doc_ids, an array each;
+            ``prepare``'s ``normalized``), e.g. to write them while the screen goes on.
 
     Returns:
         A ``ScreenResult``; raises ``Cancelled`` (and returns nothing) when cancelled.
@@ -476,9 +480,12 @@ def screen(
     raw_chars = sum(d.chars or len(texts[d.doc_id]) for d in documents if d.status == STATUS_OK)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
     keys = {d.doc_id: d.sha256 for d in documents if d.sha256} if (keep_cache or cache is not None) else None
+    given = None
+    if normalized is not None:
+        given = lambda positions, cps: normalized([usable[p] for p in positions], cps)  # noqa: E731
     prepared = prepare(
         usable, texts, params, progress, keep_cps=own_models,
-        keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache,
+        keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache, normalized=given,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early

@@ -285,6 +285,7 @@ def prepare(
     keep_hashes: bool = True,
     keys: Mapping[str, str] | None = None,
     cache: PrepareCache | None = None,
+    normalized: Callable[[list[int], list[np.ndarray]], None] | None = None,
 ) -> Prepared:
     """Normalize, shingle and sign the given documents (in batches, on two threads).
 
@@ -300,6 +301,11 @@ def prepare(
         cache: Entries of an earlier run. Used when its parameters match, neither ``keep_cps``
             nor ``keep_hashes`` is asked, and at most ``INCREMENTAL_MAX_SHARE`` of the
             documents are new or changed; otherwise everything is prepared afresh.
+        normalized: Called with each batch's normalized code points as they are made, on the
+            preparing thread: (positions in ``doc_ids``, one array each). Every document that is
+            normalized here (not taken from ``cache``) is given once; the arrays are views of the
+            batch's buffer and must not be changed. Lets a caller write the normalized texts
+            without keeping the raw ones for it.
     """
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
@@ -313,7 +319,7 @@ def prepare(
             reuse = {}
     todo = [p for p in range(total) if p not in reuse]
     compiled = _kernels_warm or sum(len(texts[doc_ids[p]]) for p in todo) >= _COMPILED_MIN_CHARS
-    work = _Preparer(params, progress, keep_cps, keep_hashes, compiled)
+    work = _Preparer(params, progress, keep_cps, keep_hashes, compiled, normalized)
     located: dict[int, tuple[_Batch, int]] = {}
     try:
         if reuse:
@@ -350,9 +356,16 @@ class _Preparer:
     """
 
     def __init__(
-        self, params: ScreenParams, progress: Progress, keep_cps: bool, keep_hashes: bool, compiled: bool
+        self,
+        params: ScreenParams,
+        progress: Progress,
+        keep_cps: bool,
+        keep_hashes: bool,
+        compiled: bool,
+        normalized: Callable[[list[int], list[np.ndarray]], None] | None = None,
     ) -> None:
         self.params = params
+        self.normalized = normalized
         self.progress = progress
         self.keep_cps = keep_cps
         self.keep_hashes = keep_hashes
@@ -449,6 +462,8 @@ class _Preparer:
             return self._work_compiled(keys, texts, full, boiler)
         cps_list = normalize_batch(texts, params.normalize)
         del texts
+        if self.normalized is not None:
+            self.normalized(keys, cps_list)
         if full:
             hash_list = sh.shingle_sets(cps_list, params.k)
         else:
@@ -512,6 +527,8 @@ class _Preparer:
         samples = samples[: sb[-1]].copy()  # the views below must not hold the whole buffer
         norm = norm[: nb[-1]]
         cps_list = [norm[nb[i] : nb[i + 1]] for i in range(n)]
+        if self.normalized is not None:
+            self.normalized(keys, cps_list)
         counts = [wb[i + 1] - wb[i] for i in range(n)]
         hash_list: list[np.ndarray] = []
         if full:  # sorted in place: on a copy when find_hits below still needs the window hashes

@@ -28,12 +28,14 @@ import json
 import math
 import operator
 import os
+import logging
 import shutil
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -46,12 +48,15 @@ from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES, csv_cell
 from neardup_gui.io.paths import atomic_write_bytes
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "CANDIDATE_COLUMNS",
     "MANIFEST_COLUMNS",
     "NORMALIZED_DIR",
     "PENDING_PREFIX",
     "SCREEN_FILES",
+    "NormalizedWriter",
     "candidate_csv_parts",
     "candidate_rows",
     "csv_bytes",
@@ -562,6 +567,97 @@ def _folder_handle(folder: Path) -> Iterator[int | None]:
         yield fd
     finally:
         os.close(fd)
+
+
+# Batches of normalized texts waiting for a ``NormalizedWriter``'s thread at most (a batch is ~256
+# texts, ~1.5 MB of code points): a preparing thread that gets further ahead waits for it.
+_WRITER_BATCHES_AHEAD = 16
+
+
+class NormalizedWriter:
+    """Writes ``<doc_id>.txt`` normalized files into a new folder while a screen makes the texts
+    (``core.pipeline.screen``'s ``normalized``), on a thread of its own.
+
+    ``write_normalized`` at the end of a screen normalizes every text a second time and needs every
+    raw text kept until then (100,000 files: ~4.8 s of normalizing on one core, and the texts'
+    ~300 MB at the screen's peak). Given the code points as the screen's preparation makes them,
+    this writes each batch as it comes, and the raw texts can be dropped once prepared. ``add``
+    may be called from several threads; it waits when the writing is ``_WRITER_BATCHES_AHEAD``
+    batches behind. ``take`` moves the folder to the staged outputs (``write_normalized(linked=)``
+    completes it); ``discard`` removes it.
+    """
+
+    links_reused = False  # only the files it was given: the earlier run's reusable ones are not in it
+
+    def __init__(self, folder: Path) -> None:
+        """Creates ``folder`` (FileExistsError if it exists; OSError if it cannot be made)."""
+        folder.mkdir()
+        self.path = folder
+        self._handle = ExitStack()
+        try:
+            self._fd = self._handle.enter_context(_folder_handle(folder))
+        except OSError:
+            folder.rmdir()
+            raise
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="neardup-normalized")
+        self._room = threading.BoundedSemaphore(_WRITER_BATCHES_AHEAD)
+        self._written: list[str] = []
+        self._failed: BaseException | None = None
+        self._closed = self._taken = self._dropped = False
+
+    def add(self, doc_ids: Sequence[str], cps: Sequence[np.ndarray]) -> None:
+        """Queue the files of these documents (their normalized code points, not changed after)."""
+        if self._closed or self._failed is not None:
+            return
+        self._room.acquire()
+        try:
+            self._pool.submit(self._write, list(doc_ids), list(cps))
+        except RuntimeError:  # closed meanwhile
+            self._room.release()
+
+    def _write(self, doc_ids: list[str], cps: list[np.ndarray]) -> None:
+        try:
+            if self._failed is None and not self._dropped:
+                files = [(f"{d}.txt", to_text(c).encode("utf-8")) for d, c in zip(doc_ids, cps)]
+                del cps
+                _write_files(self.path, self._fd, files)
+                self._written.extend(doc_ids)
+        except Exception as exc:  # a full disk, a text that cannot be encoded: the screen writes them later
+            self._failed = exc
+        finally:
+            self._room.release()
+
+    def _finish(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.shutdown(wait=True)
+            self._handle.close()
+
+    def take(self, folder: Path) -> list[str] | None:
+        """Wait for the files queued, move the folder to ``folder`` (which must not exist) and
+        return the doc_ids written there; None (the folder removed) when a write failed or the
+        folder could not be moved: the caller then writes every file itself."""
+        self._finish()
+        if self._taken:
+            return None
+        try:
+            if self._failed is not None:
+                raise self._failed
+            os.replace(self.path, folder)
+        except Exception as exc:
+            log.warning("normalized files written during the screen could not be used (%s); writing them now", exc)
+            self.discard()
+            return None
+        self._taken = True
+        return self._written
+
+    def discard(self) -> None:
+        """Stop (the batches queued are not written) and remove the folder unless taken."""
+        self._dropped = True
+        self._finish()
+        if not self._taken:
+            self._taken = True
+            remove_folder(self.path)
 
 
 # ---------------------------------------------------------------------------------------------

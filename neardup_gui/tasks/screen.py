@@ -203,15 +203,6 @@ def screen_folder(
         del known
         cache, previous = cached.result() if cached is not None else (None, None)
     texts = corpus.texts
-    # Past RELEASE_TEXTS_CHARS the texts are dropped once prepared and read again for the pairs
-    # (~13 % of the files at 100,000), unless normalized/ will want every one of them.
-    release = (
-        texts.forget
-        if isinstance(texts, SourceTexts)
-        and not (with_normalized and out_path is not None)
-        and sum(d.chars for d in corpus.documents) >= RELEASE_TEXTS_CHARS
-        else None
-    )
     # A large screen verifies about half of its pairs in a helper process, started now so that its
     # start-up overlaps the preparation of the documents (with cores to spare; else once they are
     # prepared, see core.helper).
@@ -234,6 +225,20 @@ def screen_folder(
         if checker is not None and with_normalized and out_path is not None
         else None
     )
+    # Otherwise normalized/ is written as the documents are prepared (into a folder of cache/, moved
+    # into the outputs at the end): not normalized twice, and the texts need not be kept for it.
+    writer = made_dirs = None
+    if prelink is None and with_normalized and out_path is not None:
+        writer, made_dirs = _normalized_writer(out_path)
+    # Past RELEASE_TEXTS_CHARS the texts are dropped once prepared and read again for the pairs
+    # (~13 % of the files at 100,000), unless normalized/ will want every one of them at the end.
+    release = (
+        texts.forget
+        if isinstance(texts, SourceTexts)
+        and (writer is not None or not (with_normalized and out_path is not None))
+        and sum(d.chars for d in corpus.documents) >= RELEASE_TEXTS_CHARS
+        else None
+    )
     try:
         ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
         helper_of_check = helper or checker
@@ -241,7 +246,7 @@ def screen_folder(
             result = screen(
                 corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
                 fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
-                helper=helper, alongside=ahead,
+                helper=helper, alongside=ahead, normalized=writer.add if writer is not None else None,
             )  # fmt: skip
             del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
             # After the run every file is stat'ed (from CHECK_SHARE_MIN files, half of them by the
@@ -345,7 +350,7 @@ def screen_folder(
                 try:
                     write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
                                          alongside=stage if box else None, made=made, unchanged_from=unchanged,
-                                         prelinked=prelink.take if prelink is not None else None,
+                                         normalized_ahead=prelink or writer,
                                          remove_old=_removed_by(checker))  # fmt: skip
                 except BaseException:
                     if staged is not None and staged.exception() is None:
@@ -360,8 +365,14 @@ def screen_folder(
         _release(stamps, corpus, ahead, result)
         return outcome
     finally:
-        if prelink is not None:  # unless moved into the outputs
-            prelink.discard()
+        for made_ahead in (prelink, writer):  # unless moved into the outputs
+            if made_ahead is not None:
+                made_ahead.discard()
+        for folder in reversed(made_dirs or []):  # made for the writer, and empty (a cancelled screen)
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
         if checker is not None:  # what it was given last still runs (the old normalized/ removed)
             checker.close(finish=True)
 
@@ -418,12 +429,35 @@ def _note_left(folder: Path, future: Future[None]) -> None:
                     folder, future.exception())  # fmt: skip
 
 
+# A folder of cache/ that ``outputs.NormalizedWriter`` writes normalized/ into during a screen.
+_WRITTEN_PREFIX = ".normalized-written-"
+
+
+def _normalized_writer(out_dir: Path) -> tuple[outputs.NormalizedWriter | None, list[Path]]:
+    """A writer for the screen's normalized files in a new folder of ``out_dir``'s ``cache/``
+    (those left by a screen that was stopped are removed first), and the folders made for it
+    (the workspace, its ``cache/``: removed again if a cancelled screen leaves them empty); no
+    writer when the folder cannot be made (normalized/ is then written at the end, as before)."""
+    cache_dir = out_dir / CACHE_FILE.parent
+    made = [d for d in (out_dir, cache_dir) if not d.exists()]
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        for old in [p for p in cache_dir.iterdir() if p.name.startswith(_WRITTEN_PREFIX)]:
+            outputs.remove_folder(old)
+        return outputs.NormalizedWriter(cache_dir / f"{_WRITTEN_PREFIX}{time.time_ns()}-{os.getpid()}"), made
+    except OSError as exc:
+        log.warning("cannot write normalized files during the screen in %s (%s); writing them at the end",
+                    cache_dir, exc)  # fmt: skip
+        return None, made
+
+
 class _Prelink:
     """The files of ``normalized/`` that a rescan can reuse, hard-linked into a folder of the
     workspace's ``cache/`` by its helper process while the screen runs
     (``outputs.prelink_normalized``); ``take`` moves the folder into the staged outputs."""
 
     PREFIX = ".normalized-prelinked-"
+    links_reused = True  # the earlier run's reusable files are among those it linked
 
     def __init__(self, future: Future[str], path: Path) -> None:
         self._future, self.path = future, path
@@ -444,7 +478,7 @@ class _Prelink:
         rows = [(d.doc_id, d.path, d.sha256) for d in documents if d.usable and d.sha256]
         future = helper.call(outputs.prelink_normalized, str(out_dir), params.to_dict(), dict(versions),
                              (outputs.joined_columns(rows), len(rows)), str(relative),
-                             (cls.PREFIX, _ASIDE_PREFIX))  # fmt: skip
+                             (cls.PREFIX, _ASIDE_PREFIX, _WRITTEN_PREFIX))  # fmt: skip
         return cls(future, out_dir / relative) if future is not None else None
 
     def done(self) -> bool:
@@ -560,7 +594,7 @@ def write_screen_outputs(
     alongside: Callable[[], None] | None = None,
     made: _OutputsAhead | None = None,
     unchanged_from: tuple[str, Sequence[bool]] | None = None,
-    prelinked: Callable[[Path], list[str] | None] | None = None,
+    normalized_ahead: _Prelink | outputs.NormalizedWriter | None = None,
     remove_old: Callable[[Path], None] | None = None,
 ) -> None:
     """Write manifest.csv, candidates.csv, run.json, normalized/ and the run in session.sqlite.
@@ -583,9 +617,12 @@ def write_screen_outputs(
             ``outcome.documents``).
         unchanged_from: Candidates taken over unchanged from an earlier run
             (``ReviewSession.record_run``).
-        prelinked: For the default ``normalized``: moves a folder ``outputs.prelink_normalized``
-            made meanwhile to the path it is given and returns the doc_ids linked there, or
-            returns None (then the folder is made here as without it).
+        normalized_ahead: For the default ``normalized``: the folder made meanwhile by the
+            rescan's helper process (``_Prelink``) or as the documents were prepared
+            (``outputs.NormalizedWriter``): its ``take`` moves it to the path it is given and
+            returns the doc_ids it holds, or returns None (then the folder is made here as
+            without it); its ``links_reused`` tells whether the earlier run's reusable files are
+            among them (else they are linked here).
         remove_old: Removes the previous ``normalized/`` once the outputs are published
             (``outputs.publish_screen_outputs``; default: here and now).
     """
@@ -610,12 +647,11 @@ def write_screen_outputs(
         if alongside is not None:
             alongside()
         def write_normalized(folder: Path) -> None:
-            linked = prelinked(folder) if prelinked is not None else None
-            if linked is not None:
-                outputs.write_normalized(folder, texts, normalized_ids, outcome.params.normalize, linked=linked)
-            else:
-                outputs.write_normalized(folder, texts, normalized_ids, outcome.params.normalize,
-                                         _reusable_normalized(out_dir, outcome))  # fmt: skip
+            linked = normalized_ahead.take(folder) if normalized_ahead is not None else None
+            reuse = None
+            if linked is None or not normalized_ahead.links_reused:
+                reuse = _reusable_normalized(out_dir, outcome)
+            outputs.write_normalized(folder, texts, normalized_ids, outcome.params.normalize, reuse, linked=linked)
 
         outputs.stage_screen_outputs(out_dir, run_id, files, normalized or write_normalized)
         try:

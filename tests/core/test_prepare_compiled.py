@@ -132,6 +132,40 @@ def test_compiled_prepare_from_a_cache_equals_the_numpy_path(monkeypatch) -> Non
     _assert_same(a, b)
 
 
+@pytest.mark.parametrize("with_cache", [False, True], ids=["first-screen", "rescan"])
+def test_each_prepared_document_is_given_once_normalized_as_normalize_makes_it(monkeypatch, with_cache) -> None:
+    # What a screen writes into normalized/ as it prepares (io.outputs.NormalizedWriter): every
+    # document normalized here exactly once, the same code points on both paths; none from a cache.
+    from neardup_gui.core.normalize import normalize_batch
+
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", 40)  # sample batches and the others both give them
+    texts = _texts(seed=9)
+    ids = sorted(texts)
+    params = ScreenParams(k=5)
+    keys = {d: f"sha-{d}" for d in ids}
+    kwargs: dict = {"keep_hashes": False, "keys": keys}
+    expected_ids = ids
+    if with_cache:
+        first = prepare(ids, texts, params, keep_hashes=False, keys=keys)
+        texts = dict(texts, d007=HEADER + texts["d010"][:200])
+        kwargs = {"keep_hashes": False, "keys": dict(keys, d007="sha-new"), "cache": first.cache}
+        expected_ids = ["d007"]
+    given: list[list[tuple[str, np.ndarray]]] = []
+
+    def collect(positions, cps):
+        given.append([(ids[p], c.copy()) for p, c in zip(positions, cps)])
+
+    _both(monkeypatch, ids, texts, params, normalized=collect, **kwargs)
+    expected = dict(zip(expected_ids, normalize_batch([texts[d] for d in expected_ids], params.normalize)))
+    half = len(given) // 2  # the numpy path's calls, then the compiled path's
+    assert half and len(given) == 2 * half
+    for calls in (given[:half], given[half:]):
+        seen = [d for call in calls for d, _ in call]
+        assert sorted(seen) == sorted(expected_ids)  # once each
+        for d, cps in (pair for call in calls for pair in call):
+            assert np.array_equal(cps, expected[d]), d
+
+
 def test_once_the_kernels_ran_a_small_prepare_uses_them_too(monkeypatch) -> None:
     # A rescan's few changed files (below the size that pays for loading the kernels) go through
     # the kernels when this process has them loaded already: 3-4x faster than numpy then.

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from neardup_gui.cli import main
+from neardup_gui.core.normalize import normalize, to_text
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io import corpus as corpus_mod
 from neardup_gui.io.corpus import SourceTexts, TextUnavailable, check_integrity, scan_folder
@@ -51,6 +52,18 @@ def _opened_during(fn, under: Path) -> tuple[object, list[str]]:
         seen, _OPENED = _OPENED, None
     root = str(under)
     return result, sorted({p for p in seen if p.startswith(root + os.sep)})
+
+
+def _opened_counted(fn, under: Path) -> tuple[object, dict[str, int]]:
+    """``_opened_during`` with how many times each file was opened."""
+    global _OPENED
+    _OPENED = []
+    try:
+        result = fn()
+    finally:
+        seen, _OPENED = _OPENED, None
+    root = str(under) + os.sep
+    return result, {p: seen.count(p) for p in set(seen) if p.startswith(root)}
 
 
 def _settle() -> None:
@@ -412,9 +425,18 @@ def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_
     # read once by the scan, hashed once after the run, and read again if paired
     paths = {str(folder / d.path) for d in usable}
     assert paths <= set(opened)
-    # normalized/ needs every text: a screen that writes it keeps them
-    written = screen_folder(folder, PARAMS, out_dir=tmp_path / "ws")
-    assert written.texts.unread == 0
+    # normalized/ is written as the texts are prepared: a screen that writes it drops them too, opens
+    # no file more for it, and its files hold each document's normalized text
+    written, opened_too = _opened_counted(lambda: screen_folder(folder, PARAMS, out_dir=tmp_path / "ws"), folder)
+    assert written.texts.unread == released.texts.unread
+    _, opened_without = _opened_counted(lambda: screen_folder(folder, PARAMS), folder)
+    assert opened_too == opened_without
+    normalized = tmp_path / "ws" / "normalized"
+    assert sorted(p.name for p in normalized.iterdir()) == sorted(f"{d.doc_id}.txt" for d in usable)
+    for d in usable:
+        expected = to_text(normalize(kept.texts[d.doc_id], PARAMS.normalize).cps)
+        assert (normalized / f"{d.doc_id}.txt").read_text(encoding="utf-8") == expected
+    assert list((tmp_path / "ws" / "cache").glob(".normalized-*")) == []
 
 
 def test_after_the_run_files_read_are_stated_and_rehashed_only_when_their_stamp_moved_or_reread_asks(folder) -> None:

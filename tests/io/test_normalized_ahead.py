@@ -1,0 +1,146 @@
+"""normalized/ written while the screen prepares the documents (``outputs.NormalizedWriter``).
+
+The files are those ``write_normalized`` makes at the end; a failed write falls back to it; a
+cancelled screen leaves no scratch folder (nor a workspace it created); a folder left by a screen
+that was stopped is removed by the next.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core.normalize import normalize, normalize_batch, to_text
+from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.records import NormalizeOptions, ScreenParams
+from neardup_gui.io import outputs
+from neardup_gui.tasks import screen_folder
+from neardup_gui.tasks import screen as screen_mod
+
+PARAMS = ScreenParams(k=5)
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """30 articles, a third of them edited copies, one with full-width forms, an empty file."""
+    rng = random.Random(11)
+    src = tmp_path / "src"
+    src.mkdir()
+    bodies = ["".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(rng.randrange(150, 400))) for _ in range(20)]
+    for i, body in enumerate(bodies):
+        (src / f"{i:02d}.txt").write_text(body, encoding="utf-8")
+    for i in range(0, 20, 2):
+        (src / f"{i:02d}-copy.txt").write_text(body[:50] + "修改后的一句。" + bodies[i], encoding="utf-8")
+    (src / "fullwidth.txt").write_text("ＡＢＣ１２３，全角字符。" + bodies[3], encoding="utf-8")
+    (src / "empty.txt").write_bytes(b"")
+    return src
+
+
+def _expected(src: Path, outcome) -> dict[str, str]:
+    """doc_id -> its normalized text, made afresh from the file."""
+    return {
+        d.doc_id: to_text(normalize((src / d.path).read_text(encoding="utf-8"), PARAMS.normalize).cps)
+        for d in outcome.documents
+        if d.usable or d.status == "no_shingles"
+    }
+
+
+def _normalized(out: Path) -> dict[str, str]:
+    return {p.name[: -len(".txt")]: p.read_text(encoding="utf-8") for p in (out / "normalized").iterdir()}
+
+
+def _scratch(out: Path) -> list[str]:
+    cache = out / "cache"
+    return sorted(p.name for p in cache.iterdir() if p.name.startswith(".normalized")) if cache.exists() else []
+
+
+def _writer_batches(monkeypatch) -> list[int]:
+    """How many documents each ``NormalizedWriter.add`` was given, from now on."""
+    sizes: list[int] = []
+    real = outputs.NormalizedWriter.add
+    monkeypatch.setattr(outputs.NormalizedWriter, "add", lambda self, ids, cps: sizes.append(len(ids)) or real(self, ids, cps))
+    return sizes
+
+
+def test_a_screen_writes_normalized_files_as_it_prepares_them(source, tmp_path, monkeypatch) -> None:
+    sizes = _writer_batches(monkeypatch)
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out)
+    expected = _expected(source, outcome)
+    assert sum(sizes) == len(expected) == 31  # every document given once, as it was prepared
+    assert _normalized(out) == expected
+    assert "abc123" in expected[next(d.doc_id for d in outcome.documents if d.path == "fullwidth.txt")]
+    assert _scratch(out) == []
+
+
+def test_a_failed_write_during_the_screen_leaves_it_to_the_end(source, tmp_path, monkeypatch, caplog) -> None:
+    real = outputs._write_files
+
+    def full_disk(folder: Path, folder_fd, files) -> None:
+        if folder.name.startswith(screen_mod._WRITTEN_PREFIX):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(folder, folder_fd, files)
+
+    monkeypatch.setattr(outputs, "_write_files", full_disk)
+    out = tmp_path / "ws"
+    with caplog.at_level(logging.WARNING, logger="neardup_gui.io.outputs"):
+        outcome = screen_folder(source, PARAMS, out_dir=out)
+    assert _normalized(out) == _expected(source, outcome)  # all of them, written at the end
+    assert any("could not be used" in r.getMessage() and "No space left" in r.getMessage() for r in caplog.records)
+    assert _scratch(out) == []
+
+
+def test_a_cancelled_screen_removes_what_it_wrote_and_the_workspace_it_made(source, tmp_path, monkeypatch) -> None:
+    sizes = _writer_batches(monkeypatch)
+    out = tmp_path / "new" / "ws"
+    event = threading.Event()
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        if stage == "candidates":  # every document prepared, its file queued
+            event.set()
+
+    with pytest.raises(Cancelled):
+        screen_folder(source, PARAMS, out_dir=out, progress=CallbackProgress(on_progress, event, 0))
+    assert sum(sizes) == 31
+    assert not out.exists() and (tmp_path / "new").exists()  # only what the screen made is removed
+    # Into an existing workspace: the previous run's outputs stay, no scratch folder is left.
+    screen_folder(source, PARAMS, out_dir=out)
+    before = _normalized(out)
+    event.clear()
+    (source / "03.txt").write_text("改过的文章。" * 30, encoding="utf-8")
+    with pytest.raises(Cancelled):
+        screen_folder(source, PARAMS, out_dir=out, progress=CallbackProgress(on_progress, event, 0))
+    assert _normalized(out) == before and _scratch(out) == []
+
+
+def test_a_folder_left_by_a_stopped_screen_is_removed_by_the_next(source, tmp_path) -> None:
+    out = tmp_path / "ws"
+    left = out / "cache" / f"{screen_mod._WRITTEN_PREFIX}1-1"
+    left.mkdir(parents=True)
+    (left / "d1.txt").write_text("半截", encoding="utf-8")
+    outcome = screen_folder(source, PARAMS, out_dir=out)
+    assert _scratch(out) == [] and _normalized(out) == _expected(source, outcome)
+
+
+def test_the_writer_takes_batches_from_several_threads_and_moves_or_removes_its_folder(tmp_path) -> None:
+    options = NormalizeOptions()
+    texts = {f"d{i:03d}": f"第{i}篇，Ｆｕｌｌ　ｗｉｄｔｈ {i}。" * (i % 7 + 1) for i in range(600)}
+    ids = sorted(texts)
+    writer = outputs.NormalizedWriter(tmp_path / "scratch")
+    batches = [ids[lo : lo + 25] for lo in range(0, len(ids), 25)]  # more than it lets wait at once
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda batch: writer.add(batch, normalize_batch([texts[d] for d in batch], options)), batches))
+    written = writer.take(tmp_path / "normalized")
+    assert sorted(written) == ids and not (tmp_path / "scratch").exists()
+    for d in ids:
+        assert (tmp_path / "normalized" / f"{d}.txt").read_text(encoding="utf-8") == to_text(normalize(texts[d], options).cps)
+    dropped = outputs.NormalizedWriter(tmp_path / "dropped")
+    dropped.add(ids[:5], normalize_batch([texts[d] for d in ids[:5]], options))
+    dropped.discard()
+    assert not (tmp_path / "dropped").exists() and dropped.take(tmp_path / "late") is None
