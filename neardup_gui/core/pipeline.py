@@ -456,10 +456,11 @@ def screen(
         keep_cache: Return this screen's entries in ``ScreenResult.cache``.
         previous: Pairs verified by an earlier screen of these files (see ``PairMemo``); those
             whose two files are unchanged are taken over instead of verified again.
-        release_texts: Called once every document is prepared, when no later stage needs every
-            text (no TF-IDF or SimHash model to fit): ``texts`` may then drop what it holds and
-            read a text again when asked (``io.corpus.SourceTexts.forget``). Verification asks
-            for the texts of paired documents only.
+        release_texts: Called once every document is queued for preparing (``prepare``'s
+            ``queued``: each text is then held by its batch until prepared), when no later stage
+            needs every text (no TF-IDF or SimHash model to fit): ``texts`` may then drop what it
+            holds and read a text again when asked (``io.corpus.SourceTexts.forget``).
+            Verification asks for the texts of paired documents only.
         helper: A ``core.helper.VerifyHelper`` that verifies a share of each round of pairs in
             another process (started once the documents are prepared, if the caller did not start
             it; the caller closes it).
@@ -483,9 +484,11 @@ def screen(
     given = None
     if normalized is not None:
         given = lambda positions, cps: normalized([usable[p] for p in positions], cps)  # noqa: E731
+    # Unless a model needs every text, the texts may be dropped as soon as prepare has queued them.
+    releasing = release_texts is not None and not (own_models or extra_scores)
     prepared = prepare(
-        usable, texts, params, progress, keep_cps=own_models,
-        keep_hashes=params.method == METHOD_JACCARD, keys=keys, cache=cache, normalized=given,
+        usable, texts, params, progress, keep_cps=own_models, keep_hashes=params.method == METHOD_JACCARD,
+        keys=keys, cache=cache, normalized=given, queued=release_texts if releasing else None,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early
@@ -494,8 +497,7 @@ def screen(
     # scores the pairs (a cosine depends on every document).
     applies = previous is not None and not (own_models or extra_scores) and previous.applies_to(params)
     read_ahead = None
-    if release_texts is not None and not (own_models or extra_scores):
-        release_texts()
+    if releasing:
         if params.scope == "all":  # else some of LSH's pairs are left out, and their texts not needed
             read_ahead = functools.partial(_read_ahead, texts, prepared.doc_ids, progress)
     release_free_memory()  # the batches' temporaries, before the next stage's peak

@@ -215,8 +215,9 @@ class SourceTexts(Mapping[str, str]):
     def forget(self) -> None:
         """Drop every text read so far; each is read again (and checked) when next asked for.
 
-        For a large screen once every document is prepared: verification needs the texts of the
-        paired documents only, and holding all of them made most of the peak memory.
+        For a large screen once every document is queued for preparing (each batch holds its own
+        texts until it is done): verification needs the texts of the paired documents only, and
+        holding all of them made most of the peak memory.
         """
         for doc_id, doc in self._docs.items():
             if doc_id in self._read:

@@ -301,3 +301,36 @@ def test_boilerplate_hits_are_held_once_by_the_screen_and_its_new_cache(monkeypa
     assert {h.dtype for h in out.boiler_hits} == {np.dtype(np.int32)}
     held = {id(h) for h in out.boiler_hits}
     assert all(id(h) in held for h in out.cache.hits if h.size)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
+def test_texts_dropped_once_queued_are_freed_batch_by_batch_while_the_others_are_prepared(monkeypatch, compiled) -> None:
+    # A large screen drops its texts when prepare has queued them (``queued``), so each is freed as
+    # its batch is done, not all at the end: ~300 MB less at the preparing stage's peak at 100,000 files.
+    import threading
+
+    freed: list[int] = []
+
+    class Tracked(str):
+        def __del__(self) -> None:
+            freed.append(1)
+
+    monkeypatch.setattr(prep_mod, "BATCH", 16)
+    monkeypatch.setattr(prep_mod, "_kernels_warm", compiled)
+    texts = {d: Tracked(t) for d, t in _corpus(200).items()}
+    ids = sorted(texts)
+    queued = threading.Event()
+    freed_by_then: list[int] = []
+
+    def normalized(positions, cps) -> None:
+        assert queued.wait(10), "a batch was prepared before every batch was queued"
+        freed_by_then.append(len(freed))
+
+    def drop() -> None:
+        texts.clear()  # as SourceTexts.forget does
+        queued.set()
+
+    out = prepare(ids, texts, PARAMS, keep_hashes=False, normalized=normalized, queued=drop)
+    assert len(out.doc_ids) + len(out.no_shingles) == len(ids) and len(freed_by_then) >= 12
+    assert freed_by_then[-1] > 0  # texts of batches done were freed while the last was prepared
+    assert len(freed) == len(ids)
