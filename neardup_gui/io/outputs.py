@@ -25,10 +25,10 @@ import codecs
 import csv
 import io as _stdio
 import json
+import logging
 import math
 import operator
 import os
-import logging
 import shutil
 import threading
 import time
@@ -579,7 +579,7 @@ class NormalizedWriter:
     (``core.pipeline.screen``'s ``normalized``), on a thread of its own.
 
     ``write_normalized`` at the end of a screen normalizes every text a second time and needs every
-    raw text kept until then (100,000 files: ~4.8 s of normalizing on one core, and the texts'
+    raw text kept until then (100,000 files: 3-5 s of normalizing on one core, and the texts'
     ~300 MB at the screen's peak). Given the code points as the screen's preparation makes them,
     this writes each batch as it comes, and the raw texts can be dropped once prepared. ``add``
     may be called from several threads; it waits when the writing is ``_WRITER_BATCHES_AHEAD``

@@ -230,8 +230,8 @@ def screen_folder(
     writer = made_dirs = None
     if prelink is None and with_normalized and out_path is not None:
         writer, made_dirs = _normalized_writer(out_path)
-    # Past RELEASE_TEXTS_CHARS the texts are dropped once prepared and read again for the pairs
-    # (~13 % of the files at 100,000), unless normalized/ will want every one of them at the end.
+    # Past RELEASE_TEXTS_CHARS the texts are dropped once queued for preparing and read again for the
+    # pairs (~13 % of the files at 100,000), unless normalized/ will want every one of them at the end.
     release = (
         texts.forget
         if isinstance(texts, SourceTexts)
