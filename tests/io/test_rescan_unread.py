@@ -43,25 +43,26 @@ def _audit(event: str, args: tuple) -> None:
 sys.addaudithook(_audit)
 
 
-def _opened_during(fn, under: Path) -> tuple[object, list[str]]:
+def _recorded(fn) -> tuple[object, list[str]]:
+    """``fn()``'s result and every file opened meanwhile, in order."""
     global _OPENED
     _OPENED = []
     try:
         result = fn()
     finally:
         seen, _OPENED = _OPENED, None
-    root = str(under)
-    return result, sorted({p for p in seen if p.startswith(root + os.sep)})
+    return result, seen
+
+
+def _opened_during(fn, under: Path) -> tuple[object, list[str]]:
+    result, seen = _recorded(fn)
+    root = str(under) + os.sep
+    return result, sorted({p for p in seen if p.startswith(root)})
 
 
 def _opened_counted(fn, under: Path) -> tuple[object, dict[str, int]]:
     """``_opened_during`` with how many times each file was opened."""
-    global _OPENED
-    _OPENED = []
-    try:
-        result = fn()
-    finally:
-        seen, _OPENED = _OPENED, None
+    result, seen = _recorded(fn)
     root = str(under) + os.sep
     return result, {p: seen.count(p) for p in set(seen) if p.startswith(root)}
 
