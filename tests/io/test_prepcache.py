@@ -347,3 +347,25 @@ def test_pairs_taken_over_are_stored_as_read_and_changed_ones_afresh(folder, tmp
     stored = load_pairs(out)
     assert stored is not None
     assert stored.pairs == {(by_id[c.left].sha256, by_id[c.right].sha256): c for c in renamed.candidates}
+
+
+def test_arrays_written_part_by_part_read_back_as_numpy_savez_writes_them(tmp_path) -> None:
+    # The cache's samples and hits go into the file a document at a time (no joined copy in memory);
+    # np.load must find exactly what np.savez of the joined arrays gives, empty parts and all.
+    from neardup_gui.io.prepcache import _joined, stage_arrays
+
+    rng = np.random.default_rng(5)
+    samples = [rng.integers(0, 2**63, size=n, dtype=np.uint64) for n in (3, 0, 7, 1, 0)]
+    hits = [np.array([2, 9], dtype=np.int32), np.zeros(0, dtype=np.int32)]
+    plain = {"signatures": rng.integers(0, 2**32, size=(5, 4), dtype=np.uint32), "key": np.array("k5"),
+             "shas": np.array([b"a" * 64, b"b" * 64], dtype="S64")}  # fmt: skip
+    staged = stage_arrays(tmp_path / "ws", {**plain, "sample_values": _joined(samples, np.uint64),
+                                            "hit_values": _joined(hits, np.int32), "none": _joined([], np.int32)})
+    expected = {**plain, "sample_values": np.concatenate(samples), "hit_values": np.concatenate(hits),
+                "none": np.zeros(0, np.int32)}  # fmt: skip
+    np.savez(tmp_path / "reference.npz", **expected)
+    with np.load(staged) as ours, np.load(tmp_path / "reference.npz") as reference:
+        assert sorted(ours.files) == sorted(reference.files) == sorted(expected)
+        for name in expected:
+            assert ours[name].dtype == reference[name].dtype and ours[name].shape == reference[name].shape, name
+            assert np.array_equal(ours[name], reference[name]), name
