@@ -481,14 +481,16 @@ def screen(
     raw_chars = sum(d.chars or len(texts[d.doc_id]) for d in documents if d.status == STATUS_OK)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
     keys = {d.doc_id: d.sha256 for d in documents if d.sha256} if (keep_cache or cache is not None) else None
-    given = None
-    if normalized is not None:
-        given = lambda positions, cps: normalized([usable[p] for p in positions], cps)  # noqa: E731
+    def given(positions: list[int], cps: list[np.ndarray]) -> None:
+        assert normalized is not None
+        normalized([usable[p] for p in positions], cps)
+
     # Unless a model needs every text, the texts may be dropped as soon as prepare has queued them.
     releasing = release_texts is not None and not (own_models or extra_scores)
     prepared = prepare(
         usable, texts, params, progress, keep_cps=own_models, keep_hashes=params.method == METHOD_JACCARD,
-        keys=keys, cache=cache, normalized=given, queued=release_texts if releasing else None,
+        keys=keys, cache=cache, normalized=given if normalized is not None else None,
+        queued=release_texts if releasing else None,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early

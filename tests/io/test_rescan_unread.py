@@ -603,15 +603,21 @@ def _given_to_helper(monkeypatch) -> list[tuple[str, str]]:
     return given
 
 
+def _screened_for_a_helper_rescan(folder: Path, tmp_path: Path, monkeypatch):
+    """A first screen into ``tmp_path/ws`` of a folder small enough that, with the threshold lowered
+    here, its rescans start their light helper process (which links normalized/ ahead)."""
+    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    out = tmp_path / "ws"
+    return out, screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+
+
 def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same_outputs(
     folder: Path, tmp_path: Path, monkeypatch
 ) -> None:
     from neardup_gui.io import outputs as outputs_mod
     from neardup_gui.tasks import screen as screen_mod
 
-    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)  # the rescan's light helper process, here
-    out = tmp_path / "ws"
-    first = screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    out, first = _screened_for_a_helper_rescan(folder, tmp_path, monkeypatch)
     before = _normalized_files(out)
     changed = next(d for d in first.documents if d.usable and d.path.startswith("a/"))
     target = folder / changed.path
@@ -649,9 +655,7 @@ def test_while_the_helper_still_links_the_check_after_the_run_is_done_here(
     # The helper runs one job at a time: a share of the check queued behind the links would wait.
     from neardup_gui.tasks import screen as screen_mod
 
-    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
-    out = tmp_path / "ws"
-    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    out, _ = _screened_for_a_helper_rescan(folder, tmp_path, monkeypatch)
     given = _given_to_helper(monkeypatch)
     monkeypatch.setattr(screen_mod._Prelink, "done", lambda self: False)
     target = folder / "a" / "011.txt"
@@ -668,9 +672,7 @@ def test_linked_files_that_are_gone_by_the_end_of_the_run_are_made_there_and_the
     from neardup_gui.io import outputs as outputs_mod
     from neardup_gui.tasks import screen as screen_mod
 
-    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
-    out = tmp_path / "ws"
-    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    out, _ = _screened_for_a_helper_rescan(folder, tmp_path, monkeypatch)
     before = _normalized_files(out)
     real = screen_mod._Prelink.take
 
@@ -700,9 +702,7 @@ def test_a_screen_cancelled_before_its_outputs_leaves_no_folder_linked_ahead(
             if getattr(self, "stage", "") == "write":
                 raise Cancelled()
 
-    monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
-    out = tmp_path / "ws"
-    screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
+    out, _ = _screened_for_a_helper_rescan(folder, tmp_path, monkeypatch)
     before = _normalized_files(out)
     with pytest.raises(Cancelled):
         screen_folder(folder, PARAMS, out_dir=out, verify_helper=True, progress=StopAtWrite())
