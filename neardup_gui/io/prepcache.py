@@ -77,6 +77,11 @@ def _joined(parts: Sequence[np.ndarray], empty: type) -> _Joined:
     return _Joined(list(parts), np.result_type(*dtypes) if dtypes else np.dtype(empty))
 
 
+# Parts joined per write by ``_save_npz``: one write per document held the interpreter ~0.5 s at
+# 100,000 files (200,000 small writes through ``zipfile``), beside the session's rows being written.
+_WRITE_PARTS = 4096
+
+
 def _save_npz(fh: Any, arrays: Mapping[str, np.ndarray | _Joined]) -> None:
     """``np.savez(fh, **arrays)`` (the same file, read by ``np.load``) with ``_Joined`` arrays
     written a part at a time."""
@@ -87,8 +92,9 @@ def _save_npz(fh: Any, arrays: Mapping[str, np.ndarray | _Joined]) -> None:
                     header = {"descr": np.lib.format.dtype_to_descr(np.dtype(value.dtype)), "fortran_order": False,
                               "shape": (value.size,)}  # fmt: skip
                     np.lib.format.write_array_header_1_0(out, header)
-                    for part in value.parts:
-                        out.write(np.ascontiguousarray(part, dtype=value.dtype).data)
+                    for lo in range(0, len(value.parts), _WRITE_PARTS):
+                        chunk = np.concatenate(value.parts[lo : lo + _WRITE_PARTS])
+                        out.write(chunk.astype(value.dtype, copy=False).data)
                 else:
                     np.lib.format.write_array(out, np.asanyarray(value), allow_pickle=False)
 

@@ -349,10 +349,15 @@ def test_pairs_taken_over_are_stored_as_read_and_changed_ones_afresh(folder, tmp
     assert stored.pairs == {(by_id[c.left].sha256, by_id[c.right].sha256): c for c in renamed.candidates}
 
 
-def test_arrays_written_part_by_part_read_back_as_numpy_savez_writes_them(tmp_path) -> None:
-    # The cache's samples and hits go into the file a document at a time (no joined copy in memory);
-    # np.load must find exactly what np.savez of the joined arrays gives, empty parts and all.
+@pytest.mark.parametrize("per_write", [2, 4096])
+def test_arrays_written_part_by_part_read_back_as_numpy_savez_writes_them(tmp_path, monkeypatch, per_write) -> None:
+    # The cache's samples and hits go into the file a few thousand documents at a time (no joined copy
+    # of all of them in memory); np.load must find exactly what np.savez of the joined arrays gives,
+    # empty parts and all, whether the parts fill one write or several.
+    from neardup_gui.io import prepcache
     from neardup_gui.io.prepcache import _joined, stage_arrays
+
+    monkeypatch.setattr(prepcache, "_WRITE_PARTS", per_write)
 
     rng = np.random.default_rng(5)
     samples = [rng.integers(0, 2**63, size=n, dtype=np.uint64) for n in (3, 0, 7, 1, 0)]
