@@ -35,7 +35,7 @@ from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import give_way
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
-from neardup_gui.io.corpus import KnownFile
+from neardup_gui.io.corpus import KnownFile, KnownFiles
 
 log = logging.getLogger(__name__)
 
@@ -452,32 +452,26 @@ def load_pairs(workspace: Path | str, versions: Mapping[str, str] | None = None)
     return _read(workspace, "the last run's verified pairs", _pairs_from, versions)
 
 
-def _known_from(z: Any, read_key: str) -> dict[str, KnownFile] | None:
+def _known_from(z: Any, read_key: str) -> KnownFiles | None:
     if str(z["known_key"]) != read_key:
         return None
     paths = json.loads(str(z["known_paths"]))
-    n = len(paths)
     vocabs = [json.loads(v) for v in json.loads(str(z["known_vocab"]))]
     status, encoding, extractor = (
         [vocab[i] for i in z[name].tolist()]
         for vocab, name in zip(vocabs, ("known_status", "known_encoding", "known_extractor"))
     )
-    messages = [""] * n
-    for i, message in json.loads(str(z["known_messages"])).items():
-        messages[int(i)] = message
-    times, inodes = _tolist_sliced(z["known_times"]), _tolist_sliced(z["known_inodes"])
+    messages = {int(i): message for i, message in json.loads(str(z["known_messages"])).items()}
     mtimes, chars = _tolist_sliced(z["known_mtime"]), _tolist_sliced(z["known_chars"])
     # ``np.char.decode`` took 86-200 ms for 100,000 hashes, decoding each ``bytes`` ~25 ms
     shas = [sha.decode("ascii") for sha in _tolist_sliced(z["known_sha"])]
-    if not (n == len(status) == len(times) == len(inodes) == len(mtimes) == len(chars) == len(shas)):
-        raise ValueError("its file rows disagree in length")
-    stamps = [(*t, *i) for t, i in zip(times, inodes)]
-    return dict(zip(paths, map(KnownFile, stamps, status, messages, [t[0] for t in times], mtimes, shas, encoding, chars, extractor)))
+    return KnownFiles(paths, z["known_times"], z["known_inodes"], status, messages, mtimes, shas, encoding, chars,
+                      extractor)  # fmt: skip
 
 
 def load_known(
     workspace: Path | str, versions: Mapping[str, str] | None = None, read_key: str = ""
-) -> dict[str, KnownFile] | None:
+) -> KnownFiles | None:
     """How the last screen into ``workspace`` found each file (``scan_folder``'s ``known``), or
     None when there is no cache, it cannot be used (as ``load_cache``) or it was made with other
     reading options than ``read_key`` (size limit, extraction choices)."""

@@ -198,8 +198,8 @@ def screen_folder(
             known=known.result if known is not None else None,
             read_helper=read_helper,
         )
-        if known is not None:  # ~100,000 rows the scan no longer needs: freed giving way
-            empty_giving_way(known.result() or {})
+        if known is not None and known.result() is not None:  # ~100,000 rows the scan no longer needs
+            known.result().release()
         del known
         cache, previous = cached.result() if cached is not None else (None, None)
     texts = corpus.texts

@@ -250,6 +250,32 @@ def test_a_same_size_rewrite_with_its_modification_time_set_back_is_read(folder,
     assert _essentials(again) == _essentials(fresh)
 
 
+def test_each_part_of_a_files_stamp_and_row_decides_whether_it_is_taken_over_unread(folder) -> None:
+    old = folder / "a" / "003.txt"  # a file dated before 1970 (a negative time) is compared as any other
+    os.utime(old, ns=(old.stat().st_atime_ns, -1_234_567_891))
+    _settle()
+    first = scan_folder(folder)
+    known = first.known_files()
+    assert known["a/003.txt"].stamp[1] == -1_234_567_891
+    changed = {  # each differs from the file in one field only: read again
+        "a/001.txt": lambda k: k._replace(stamp=(*k.stamp[:3], k.stamp[3] + 1, k.stamp[4])),  # inode
+        "a/002.txt": lambda k: k._replace(stamp=(*k.stamp[:4], k.stamp[4] + 1)),  # device
+        "a/004.txt": lambda k: k._replace(stamp=(k.stamp[0], k.stamp[1], k.stamp[2] - 1, *k.stamp[3:])),  # ctime
+        "a/005.txt": lambda k: k._replace(stamp=(*k.stamp[:3], 2**64 - 1, k.stamp[4])),  # an inode past int64
+        "a/006.txt": lambda k: k._replace(status="unreadable"),  # a status that may have been passing
+        "a/008.txt": lambda k: k._replace(sha256=""),
+        "a/009.txt": lambda k: k._replace(stamp=k.stamp[:4]),  # not a stamp this program makes
+    }
+    for path, change in changed.items():
+        known[path] = change(known[path])
+    big = max((d for d in first.documents if d.path in known and d.path not in changed), key=lambda d: d.size)
+    second = scan_folder(folder, known=known, max_bytes=big.size - 1)  # over the limit now: not taken over
+    expected = set(known) - set(changed) - {big.path}
+    assert "a/003.txt" in expected and second.trusted == expected
+    assert [d for d in second.documents if d.path in expected] == [d for d in first.documents if d.path in expected]
+    assert second.stamps == {p: s for p, s in first.stamps.items() if p != big.path}
+
+
 def test_the_cache_holds_each_files_row_as_the_scan_found_it(folder, tmp_path) -> None:
     from neardup_gui.io.extract import ExtractOptions
     from neardup_gui.tasks import library_versions
