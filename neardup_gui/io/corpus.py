@@ -149,8 +149,8 @@ class KnownFiles(Mapping[str, KnownFile]):
 
     A rescan finds which files still have their stamp with one lookup per path and a comparison of
     arrays (``unchanged``), and takes their rows over as plain tuples (``row``): no ``KnownFile``
-    is made per file. Made on the thread that loads the cache while the folder is walked, 100,000
-    of them took ~0.4 s of the interpreter there, which the walk waited for.
+    is made per file (100,000 of them took ~0.4 s of the interpreter on the thread that loads the
+    cache, while the folder was walked; the walk waited for it).
 
     Attributes:
         paths: The files, in the stored order.
@@ -175,7 +175,8 @@ class KnownFiles(Mapping[str, KnownFile]):
         columns = (status, mtimes, shas, encodings, chars, extractors)
         if times.shape != (n, 3) or inodes.shape != (n, 2) or any(len(c) != n for c in columns):
             raise ValueError("the known files' columns disagree in length")
-        self.paths, self.times, self.inodes = paths, times.astype(np.int64, copy=False), inodes.astype(np.uint64, copy=False)
+        self.paths = paths
+        self.times, self.inodes = times.astype(np.int64, copy=False), inodes.astype(np.uint64, copy=False)
         self._status, self._messages, self._mtimes = status, dict(messages), mtimes
         self._shas, self._encodings, self._chars, self._extractors = shas, encodings, chars, extractors
         self._index = dict(zip(paths, range(n)))
@@ -204,9 +205,7 @@ class KnownFiles(Mapping[str, KnownFile]):
 
     def __getitem__(self, path: str) -> KnownFile:
         i = self._index[path]
-        times = self.times[i].tolist()
-        return KnownFile((*times, *self.inodes[i].tolist()), self._status[i], self._messages.get(i, ""), times[0],
-                         self._mtimes[i], self._shas[i], self._encodings[i], self._chars[i], self._extractors[i])  # fmt: skip
+        return KnownFile((*self.times[i].tolist(), *self.inodes[i].tolist()), *self.row(i))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.paths)
@@ -220,14 +219,14 @@ class KnownFiles(Mapping[str, KnownFile]):
         it is not over ``max_bytes``), else -1."""
         at = np.fromiter((self._index.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
         # Paths known, with a ``file_stamp`` now (a walk that did not stat a file gives None).
-        have = [j for j in np.flatnonzero(at >= 0).tolist() if len(stamps[j] or ()) == 5]
+        have = np.asarray([j for j in np.flatnonzero(at >= 0).tolist() if len(stamps[j] or ()) == 5], dtype=np.int64)
+        rows = at[have]
         at[:] = -1
-        got = [stamps[j] for j in have]
-        rows = np.fromiter((self._index[paths[j]] for j in have), dtype=np.int64, count=len(have))
+        got = [stamps[j] for j in have.tolist()]
         same = self._takeable[rows] & (self.times[rows, 0] <= max_bytes)
         same &= (np.array([s[:3] for s in got], dtype=np.int64).reshape(-1, 3) == self.times[rows]).all(axis=1)
         same &= (np.array([s[3:] for s in got], dtype=np.uint64).reshape(-1, 2) == self.inodes[rows]).all(axis=1)
-        at[np.asarray(have, dtype=np.int64)[same]] = rows[same]
+        at[have[same]] = rows[same]
         return at.tolist()
 
     def row(self, i: int) -> tuple[Any, ...]:
@@ -897,11 +896,11 @@ def scan_folder(
             holds the GIL; more threads can pay on a slow network share).
         extract_options: What extractors include (e.g. .docx headers and footers).
         known: path -> how an earlier scan with the same ``max_bytes`` and ``extract_options``
-            found the file (``LoadedCorpus.known_files``). A file whose ``file_stamp`` is still
-            the same is not opened: its row is taken over (SHA-256 included) and its text is read
-            only if asked for (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``. May be
-            a function giving it (or None), called once the folder is walked: the caller can load
-            it meanwhile.
+            found the file (``LoadedCorpus.known_files``, or the ``KnownFiles`` columns the
+            prepare cache gives). A file whose ``file_stamp`` is still the same is not opened:
+            its row is taken over (SHA-256 included) and its text is read only if asked for
+            (``SourceTexts``). Paths listed in ``LoadedCorpus.trusted``. May be a function giving
+            it (or None), called once the folder is walked: the caller can load it meanwhile.
         read_helper: With ``workers=1``, from ``READ_HELPER_MIN_FILES`` files to read on two or
             more cores, a spawned process reads a share of them (the same results). Off by
             default: a spawned process imports the caller's main module again, so only programs
