@@ -219,7 +219,7 @@ class KnownFiles(Mapping[str, KnownFile]):
         it is not over ``max_bytes``), else -1."""
         at = np.fromiter((self._index.get(p, -1) for p in paths), dtype=np.int64, count=len(paths))
         # Paths known, with a ``file_stamp`` now (a walk that did not stat a file gives None).
-        have = np.asarray([j for j in np.flatnonzero(at >= 0).tolist() if len(stamps[j] or ()) == 5], dtype=np.int64)
+        have = np.asarray([j for j in np.flatnonzero(at >= 0).tolist() if stamps[j] is not None], dtype=np.int64)
         rows = at[have]
         at[:] = -1
         got = [stamps[j] for j in have.tolist()]
