@@ -59,9 +59,9 @@ def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class _Joined:
-    """An array stored as the concatenation of ``parts`` (each of ``dtype``), written part by part
-    by ``stage_arrays``: the per-document samples are not copied into one array first (~70 MB at
-    100,000 files, held while the session's rows are written beside it)."""
+    """An array stored as the concatenation of ``parts`` (each of ``dtype``), written a few thousand
+    parts at a time by ``stage_arrays``: the per-document samples are not copied into one array
+    first (~70 MB at 100,000 files, held while the session's rows are written beside it)."""
 
     parts: list[np.ndarray]
     dtype: np.dtype
@@ -84,7 +84,7 @@ _WRITE_PARTS = 4096
 
 def _save_npz(fh: Any, arrays: Mapping[str, np.ndarray | _Joined]) -> None:
     """``np.savez(fh, **arrays)`` (the same file, read by ``np.load``) with ``_Joined`` arrays
-    written a part at a time."""
+    written ``_WRITE_PARTS`` parts at a time, never joined whole."""
     with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, value in arrays.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as out:
