@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from neardup_gui.cli import main
@@ -274,6 +275,29 @@ def test_each_part_of_a_files_stamp_and_row_decides_whether_it_is_taken_over_unr
     assert "a/003.txt" in expected and second.trusted == expected
     assert [d for d in second.documents if d.path in expected] == [d for d in first.documents if d.path in expected]
     assert second.stamps == {p: s for p, s in first.stamps.items() if p != big.path}
+
+
+def test_a_cache_whose_file_rows_disagree_is_not_used_to_skip_any_file(folder, tmp_path, caplog) -> None:
+    from neardup_gui.io.extract import ExtractOptions
+    from neardup_gui.io.prepcache import CACHE_FILE
+    from neardup_gui.tasks import library_versions
+    from neardup_gui.tasks.screen import _read_key
+
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    path = out / CACHE_FILE
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays["known_times"] = arrays["known_times"][:-1]  # one file's stamp missing: the rows no longer line up
+    np.savez(path, **arrays)
+    key = _read_key(PARAMS, ExtractOptions(tables=PARAMS.docx_tables, headers_footers=PARAMS.docx_headers_footers))
+    with caplog.at_level("WARNING"):
+        assert load_known(out, library_versions(), key) is None
+    assert "could not be read" in caplog.text and "disagree" in caplog.text
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["unchanged_files_not_read"] == 0  # every file opened and hashed
+    assert again.run.counts["prepared_from_cache"] > 0  # the rest of the cache still serves
+    assert _essentials(again) == _essentials(first)
 
 
 def test_the_cache_holds_each_files_row_as_the_scan_found_it(folder, tmp_path) -> None:
