@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from neardup_gui.core.machine import usable_cores
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way
 from neardup_gui.core.records import (
     STATUS_BINARY,
     STATUS_EXCLUDED,
@@ -144,6 +144,10 @@ class KnownFile(NamedTuple):
     extractor: str = PLAIN_TEXT
 
 
+# Rows per call when ``KnownFiles`` converts between Python objects and arrays (see ``give_way``).
+_COLUMN_SLICE = 8192
+
+
 class KnownFiles(Mapping[str, KnownFile]):
     """path -> ``KnownFile`` of an earlier scan, held as columns (what the prepare cache stores).
 
@@ -179,7 +183,10 @@ class KnownFiles(Mapping[str, KnownFile]):
         self.times, self.inodes = times.astype(np.int64, copy=False), inodes.astype(np.uint64, copy=False)
         self._status, self._messages, self._mtimes = status, dict(messages), mtimes
         self._shas, self._encodings, self._chars, self._extractors = shas, encodings, chars, extractors
-        self._index = dict(zip(paths, range(n)))
+        self._index: dict[str, int] = {}
+        for lo in range(0, n, _COLUMN_SLICE):  # one call over 100,000 paths holds the GIL ~10-20 ms
+            give_way()
+            self._index.update(zip(paths[lo : lo + _COLUMN_SLICE], range(lo, min(n, lo + _COLUMN_SLICE))))
         self._sizes: list[int] = self.times[:, 0].tolist()
         # Rows that can be taken over at all: a SHA-256 and a status that comes from the bytes alone.
         self._takeable = np.fromiter((bool(h) and st in TRUSTABLE_STATUSES for h, st in zip(shas, status)),
@@ -222,10 +229,16 @@ class KnownFiles(Mapping[str, KnownFile]):
         have = np.asarray([j for j in np.flatnonzero(at >= 0).tolist() if stamps[j] is not None], dtype=np.int64)
         rows = at[have]
         at[:] = -1
-        got = [stamps[j] for j in have.tolist()]
+        # The walk's stamps as arrays, a slice per call (one call over 100,000 tuples held the GIL
+        # 20-40 ms, and a window waiting for it).
+        times, inodes = np.empty((have.size, 3), dtype=np.int64), np.empty((have.size, 2), dtype=np.uint64)
+        for lo in range(0, have.size, _COLUMN_SLICE):
+            give_way()
+            got = [stamps[j] for j in have[lo : lo + _COLUMN_SLICE].tolist()]
+            times[lo : lo + len(got)] = [s[:3] for s in got]
+            inodes[lo : lo + len(got)] = [s[3:] for s in got]
         same = self._takeable[rows] & (self.times[rows, 0] <= max_bytes)
-        same &= (np.array([s[:3] for s in got], dtype=np.int64).reshape(-1, 3) == self.times[rows]).all(axis=1)
-        same &= (np.array([s[3:] for s in got], dtype=np.uint64).reshape(-1, 2) == self.inodes[rows]).all(axis=1)
+        same &= (times == self.times[rows]).all(axis=1) & (inodes == self.inodes[rows]).all(axis=1)
         at[have[same]] = rows[same]
         return at.tolist()
 
