@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from neardup_gui.core.machine import usable_cores
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way, slices_giving_way
 from neardup_gui.core.records import (
     STATUS_BINARY,
     STATUS_EXCLUDED,
@@ -184,9 +184,8 @@ class KnownFiles(Mapping[str, KnownFile]):
         self._status, self._messages, self._mtimes = status, dict(messages), mtimes
         self._shas, self._encodings, self._chars, self._extractors = shas, encodings, chars, extractors
         self._index: dict[str, int] = {}
-        for lo in range(0, n, _COLUMN_SLICE):  # one call over 100,000 paths holds the GIL ~10-20 ms
-            give_way()
-            self._index.update(zip(paths[lo : lo + _COLUMN_SLICE], range(lo, min(n, lo + _COLUMN_SLICE))))
+        for part in slices_giving_way(zip(paths, range(n)), _COLUMN_SLICE):  # one call: 10-20 ms of GIL
+            self._index.update(part)
         self._sizes: list[int] = self.times[:, 0].tolist()
         # Rows that can be taken over at all: a SHA-256 and a status that comes from the bytes alone.
         self._takeable = np.fromiter((bool(h) and st in TRUSTABLE_STATUSES for h, st in zip(shas, status)),
@@ -198,8 +197,8 @@ class KnownFiles(Mapping[str, KnownFile]):
         (five values) are left out: no file could match them."""
         if isinstance(known, KnownFiles):
             return known
-        paths = [p for p, r in known.items() if len(r.stamp) == 5]
-        rows = [known[p] for p in paths]
+        kept = [(p, r) for p, r in known.items() if len(r.stamp) == 5]
+        paths, rows = [p for p, _ in kept], [r for _, r in kept]
         stamps = [r.stamp for r in rows]
         return cls(
             paths,
