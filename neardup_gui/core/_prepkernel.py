@@ -173,13 +173,17 @@ def prepare_batch(
 @njit(cache=True, nogil=True)
 def batch_hits(windows, win_bounds, boiler, prefilter, out, out_bounds):  # pragma: no cover - compiled
     """Per document, the sorted unique positions in ``boiler`` (sorted) of its window hashes;
-    ``prefilter`` (``prepare._prefilter``) rules most hashes out by their top 16 bits."""
+    ``prefilter`` (``prepare._prefilter``: 2^bits entries) rules most hashes out by their top bits."""
+    bits = 0
+    while (1 << (bits + 1)) <= prefilter.size:
+        bits += 1
+    shift = np.uint64(64 - bits)
     o = 0
     for d in range(win_bounds.size - 1):
         out_bounds[d] = o
         for i in range(win_bounds[d], win_bounds[d + 1]):
             h = windows[i]
-            if prefilter[h >> np.uint64(48)]:
+            if prefilter[h >> shift]:
                 pos = np.searchsorted(boiler, h)
                 if pos < boiler.size and boiler[pos] == h:
                     out[o] = pos

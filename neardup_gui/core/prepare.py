@@ -23,6 +23,12 @@ around 10^-11); the pass then counts exactly, over every
 document, how many hold each of those. Exact copies count once. The same candidates and each
 document's hits on them are kept in the cache, so a rescan that changes at most
 ``INCREMENTAL_MAX_SHARE`` of the documents recounts exactly without preparing the others again.
+The sample's sets are held together, so it is bounded by characters too (``TEMPLATE_SAMPLE_CHARS``):
+long documents are sampled fewer (320 manuscripts of 75,000 characters), and then the sampled count
+that makes a candidate is lowered until a hash in 3 % of the documents is missed in at most one
+sample in a billion, or to 2 (``_candidate_count``: with 320 sampled, a hash in 3 % is missed in 6
+samples in 10,000, one in 5 % in 1.3 in a million; the counts of the candidates stay exact).
+Batches are bounded by characters as well as documents (``BATCH_CHARS``).
 
 Batches of documents run on two threads. From ``_COMPILED_MIN_CHARS`` characters, or at any size once
 the kernels have run in this process, one compiled call per batch (``core._prepkernel``, numba)
@@ -58,9 +64,14 @@ from neardup_gui.core.records import NormalizeOptions, ScreenParams
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
 
 BATCH = 256
+# ... and at most this many characters a batch (one document at least): a batch's arrays take ~20
+# bytes a character while it is prepared, so 256 manuscripts of 75,000 characters held ~400 MB.
+BATCH_CHARS = 2_000_000
 THREADS = 2
-# Documents prepared first and counted exactly for the boilerplate index (see the module docstring).
+# Documents prepared first and counted exactly for the boilerplate index (see the module docstring),
+# and the characters they may hold in all: their full sets are held together (8 bytes a shingle).
 TEMPLATE_SAMPLE = 4096
+TEMPLATE_SAMPLE_CHARS = 24_000_000
 # TemplateIndex.build's defaults: boilerplate is in at least 3 documents and 5 % of them.
 TEMPLATE_MIN_DOCS = 3
 TEMPLATE_MIN_SHARE = 0.05
@@ -115,9 +126,8 @@ class LazyHashes(Sequence[np.ndarray]):
         todo = sorted({int(i) for i in indices if int(i) not in self._cache})
         # The compiled kernels when this process has them loaded already (a large prepare did).
         kernels = sys.modules.get("neardup_gui.core._prepkernel")
-        for lo in range(0, len(todo), BATCH):
-            part = todo[lo : lo + BATCH]
-            texts = [self._texts[self._doc_ids[i]] for i in part]
+        for batch in _batches([(i, self._texts[self._doc_ids[i]]) for i in todo]):
+            part, texts = [i for i, _ in batch], [t for _, t in batch]
             if kernels is not None:
                 sets = _compiled_sets(kernels, texts, self._k, self._options)
             else:
@@ -220,7 +230,7 @@ def cache_key(params: ScreenParams) -> str:
         "seed": params.seed,
         "containment_sample": params.containment_sample,
         "docx": [params.docx_tables, params.docx_headers_footers],
-        "template": [TEMPLATE_SAMPLE, TEMPLATE_MIN_DOCS, TEMPLATE_MIN_SHARE, LOW_SHARE],
+        "template": [TEMPLATE_SAMPLE, TEMPLATE_MIN_DOCS, TEMPLATE_MIN_SHARE, LOW_SHARE, TEMPLATE_SAMPLE_CHARS],
     }
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode("utf-8")).hexdigest()
 
@@ -333,9 +343,9 @@ def prepare(
             work.submit_all([(p, texts[doc_ids[p]]) for p in todo])
         else:
             # The sample first, with full sets: it chooses the hashes that may be boilerplate.
-            sample = _template_sample(total)
+            sample = _template_sample([len(texts[d]) for d in doc_ids])
             work.submit_all([(p, texts[doc_ids[p]]) for p in sample])
-            work.end_sample()
+            work.end_sample(whole=len(sample) == total)
             sample_set = set(sample)
             work.submit_all([(p, texts[doc_ids[p]]) for p in range(total) if p not in sample_set])
         if queued is not None:
@@ -393,14 +403,14 @@ class _Preparer:
         self.pending.append(future)
 
     def submit_all(self, items: Sequence[tuple[int, str]]) -> None:
-        for lo in range(0, len(items), BATCH):
-            part = items[lo : lo + BATCH]
+        for part in _batches(items):
             self.submit([k for k, _ in part], [t for _, t in part])
 
-    def end_sample(self) -> None:
-        """Every sample document is queued: queue the boilerplate task."""
+    def end_sample(self, whole: bool = True) -> None:
+        """Every sample document is queued: queue the boilerplate task. ``whole``: the sample is
+        every document."""
         if self.sample is not None:
-            self._boiler = self.pool.submit(self._choose_boiler, self.sample)
+            self._boiler = self.pool.submit(self._choose_boiler, self.sample, whole)
             self.sample = None
 
     def known_boiler(self, boiler: np.ndarray) -> None:
@@ -439,12 +449,12 @@ class _Preparer:
         """Stop: queued batches are dropped, running ones finish."""
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def _choose_boiler(self, sample: list[Future[_Batch]]) -> tuple[np.ndarray, np.ndarray]:
+    def _choose_boiler(self, sample: list[Future[_Batch]], whole: bool) -> tuple[np.ndarray, np.ndarray]:
         first = [f.result() for f in sample]
         params = self.params
         sets = [h for b in first for h in b.hashes if h.size]
         distinct = len({d for b in first for d, n in zip(b.digests, b.sizes) if n})
-        low = max(2, math.floor(LOW_SHARE * distinct))
+        low = _candidate_count(distinct, whole)
         checks = ChecksOnly(self.progress)
         boiler = TemplateIndex.build(sets, min_docs=low, min_share=0.0, k=params.k,
                                      options=params.normalize, progress=checks).boilerplate  # fmt: skip
@@ -737,21 +747,77 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
     )
 
 
-def _template_sample(total: int) -> list[int]:
-    """Positions prepared first: all of them up to ``TEMPLATE_SAMPLE``, else an even spread."""
-    if total <= TEMPLATE_SAMPLE:
+def _batches(items: Sequence[tuple[int, str]]) -> Iterator[Sequence[tuple[int, str]]]:
+    """``items`` (key, text) in runs of at most ``BATCH`` documents and ``BATCH_CHARS`` characters
+    (a longer text alone)."""
+    lo = 0
+    while lo < len(items):
+        hi, chars = lo + 1, len(items[lo][1])
+        while hi < len(items) and hi - lo < BATCH and chars + len(items[hi][1]) <= BATCH_CHARS:
+            chars += len(items[hi][1])
+            hi += 1
+        yield items[lo:hi]
+        lo = hi
+
+
+def _template_sample(lengths: Sequence[int]) -> list[int]:
+    """Positions prepared first (``lengths``: each document's characters): all of them up to
+    ``TEMPLATE_SAMPLE`` documents and ``TEMPLATE_SAMPLE_CHARS`` characters, else an even spread of
+    as many as fit both on average (fewer when the documents are long: see ``_candidate_count``)."""
+    total, chars = len(lengths), sum(lengths)
+    size = min(total, TEMPLATE_SAMPLE)
+    if chars > TEMPLATE_SAMPLE_CHARS:
+        size = min(size, max(1, TEMPLATE_SAMPLE_CHARS * total // chars))
+    if size == total:
         return list(range(total))
-    return sorted({(i * total) // TEMPLATE_SAMPLE for i in range(TEMPLATE_SAMPLE)})
+    return sorted({(i * total) // size for i in range(size)})
 
 
-_PREFILTER_SHIFT = np.uint64(48)
+# The sampled documents' candidates must hold every hash that is boilerplate in all documents: one
+# in TEMPLATE_MIN_SHARE of them, or in 3 % before a rescan that changed INCREMENTAL_MAX_SHARE of them.
+_MISS_CHANCE = 1e-9
+_RESCAN_SHARE = TEMPLATE_MIN_SHARE - INCREMENTAL_MAX_SHARE
+
+
+def _candidate_count(sampled: int, whole: bool = False) -> int:
+    """Sampled documents a hash must be in to be a candidate: ``LOW_SHARE`` of them (at least 2).
+    Unless the sample is every document (``whole``: its counts are the exact ones), no more than
+    a hash in ``_RESCAN_SHARE`` of all documents reaches in all but ``_MISS_CHANCE`` of samples:
+    4,096 sampled, 51 as LOW_SHARE gives (56 would do); 1,000 long documents sampled, 4 (not 12);
+    320, 2 (nothing lower is shared), missing a hash in 3 % of the documents in 6 samples in
+    10,000, one in 5 % in 1.3 in a million."""
+    if whole:
+        return max(2, math.floor(LOW_SHARE * sampled))
+    # The binomial distribution's lower tail, term by term: P(X = j) from P(X = j - 1).
+    p = _RESCAN_SHARE
+    term = (1 - p) ** sampled
+    tail, count = term, 0
+    while tail <= _MISS_CHANCE and count < sampled:
+        term *= (sampled - count) / (count + 1) * p / (1 - p)
+        count += 1
+        tail += term
+    # ``count``: the first j with P(X <= j) > _MISS_CHANCE; a hash in at least ``count`` sampled
+    # documents is missed only when X < count, a chance of at most _MISS_CHANCE.
+    return max(2, min(math.floor(LOW_SHARE * sampled), count))
+
+
+# The prefilter's top bits: at least 16, and enough for about one entry in 16 to be a candidate's
+# (a sample of long texts with a few revisions among them gives ~1,000,000 candidates: a 16-bit
+# table was then all True, and a binary search of every window hash took 13 s of 20), at most 24.
+_PREFILTER_MIN_BITS, _PREFILTER_MAX_BITS, _PREFILTER_SPARSE = 16, 24, 16
 
 
 def _prefilter(candidates: np.ndarray) -> np.ndarray:
-    """A 65,536-entry table: True where some candidate has those top 16 bits."""
-    table = np.zeros(1 << 16, dtype=bool)
-    table[(candidates >> _PREFILTER_SHIFT).astype(np.intp)] = True
+    """A table of 2^bits entries: True where some candidate has those top bits (``_prefilter_shift``)."""
+    bits = min(_PREFILTER_MAX_BITS, max(_PREFILTER_MIN_BITS, (candidates.size * _PREFILTER_SPARSE).bit_length()))
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(candidates >> _prefilter_shift(table)).astype(np.intp)] = True
     return table
+
+
+def _prefilter_shift(table: np.ndarray) -> np.uint64:
+    """The shift that leaves a hash's top bits for an index into ``table`` (``_prefilter``'s)."""
+    return np.uint64(64 - (table.size.bit_length() - 1))
 
 
 def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, table: np.ndarray | None = None) -> np.ndarray:
@@ -764,7 +830,7 @@ def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, tabl
     if candidates.size == 0 or hashes.size == 0:
         return _NO_HITS
     if table is not None:
-        hashes = hashes[table[(hashes >> _PREFILTER_SHIFT).astype(np.intp)]]
+        hashes = hashes[table[(hashes >> _prefilter_shift(table)).astype(np.intp)]]
         if hashes.size == 0:
             return _NO_HITS
     idx = np.searchsorted(candidates, hashes)
@@ -813,7 +879,7 @@ def _batch_hits(
     """``_hits(windows[lo[i]:hi[i]], candidates, unique=True)`` for every document of a batch."""
     if candidates.size == 0 or windows.size == 0:
         return [_NO_HITS] * lo.size
-    at = np.flatnonzero(table[(windows >> _PREFILTER_SHIFT).astype(np.intp)])
+    at = np.flatnonzero(table[(windows >> _prefilter_shift(table)).astype(np.intp)])
     pos = np.searchsorted(candidates, windows[at])
     pos[pos >= candidates.size] = 0
     ok = candidates[pos] == windows[at]

@@ -488,6 +488,31 @@ def test_template_index_needs_enough_documents() -> None:
     assert TemplateIndex.build(docs, min_docs=6).is_empty()
 
 
+@pytest.mark.parametrize("part_hashes", [1 << 21, 700, 5000])
+def test_template_counts_are_exact_however_the_hash_range_is_cut(monkeypatch, part_hashes) -> None:
+    """Long documents make most hash buckets look frequent; the exact count then runs one range of
+    hash values at a time. Cut into 1, ~64 or ~8 ranges, every count is what a plain count gives,
+    hashes at both ends of the range and exact copies (counted once) included."""
+    from neardup_gui.core.flags import template as template_mod
+
+    monkeypatch.setattr(template_mod, "_PART_HASHES", part_hashes)
+    rng = np.random.default_rng(3)
+    shared = rng.integers(0, 2**64 - 1, 4000, dtype=np.uint64, endpoint=True)
+    shared[:2] = [0, 2**64 - 1]
+    docs = []
+    for i in range(60):
+        own = rng.integers(0, 2**64 - 1, 600, dtype=np.uint64, endpoint=True)
+        common = shared[rng.random(shared.size) < (0.9 if i < 5 else 0.15)]
+        docs.append(np.unique(np.concatenate([own, common, shared[:2]])))
+    docs += [docs[0], docs[1]]  # exact copies: not counted again
+    index = TemplateIndex.build(docs, min_docs=4, min_share=0.0)
+    values, counts = np.unique(np.concatenate(docs[:60]), return_counts=True)
+    assert index.documents == 60
+    assert np.array_equal(index.boilerplate, values[counts >= 4])
+    assert np.array_equal(index.doc_counts, counts[counts >= 4])
+    assert index.boilerplate[0] == 0 and index.boilerplate[-1] == 2**64 - 1 and index.doc_counts[0] == 60
+
+
 def test_copies_of_one_article_are_not_boilerplate() -> None:
     docs = [hashes(BODIES[0])] * 3 + [hashes(t) for t in BODIES[1:]]
     index = TemplateIndex.build(docs, min_docs=3)

@@ -122,6 +122,115 @@ def test_screen_results_do_not_depend_on_how_the_boilerplate_was_counted(monkeyp
     assert before.candidates == after.candidates
 
 
+def test_batches_are_cut_by_characters_as_well_and_give_the_same_results(monkeypatch) -> None:
+    """A folder of long manuscripts is prepared in batches of a bounded size (256 texts of 75,000
+    characters held ~400 MB at once): cut smaller, every result is the same."""
+    texts = _corpus(160, seed=8)
+    ids = sorted(texts)
+    whole = prepare(ids, texts, PARAMS, keep_hashes=False)
+    monkeypatch.setattr(prep_mod, "BATCH_CHARS", 3000)
+    items = [(i, texts[d]) for i, d in enumerate(ids)]
+    batches = list(prep_mod._batches(items))
+    assert [item for b in batches for item in b] == items and len(batches) > 20
+    assert all(sum(len(t) for _, t in b) <= 3000 or len(b) == 1 for b in batches)
+    assert any(len(b) > 1 for b in batches)
+    cut = prepare(ids, texts, PARAMS, keep_hashes=False)
+    assert cut.doc_ids == whole.doc_ids and cut.digests == whole.digests
+    assert np.array_equal(cut.signatures, whole.signatures)
+    assert all(np.array_equal(a, b) for a, b in zip(cut.samples, whole.samples))
+    assert all(np.array_equal(a, b) for a, b in zip(cut.boiler_hits, whole.boiler_hits))
+    assert np.array_equal(cut.template.boilerplate, whole.template.boilerplate)
+    cut.load_hashes(range(len(cut)))  # recomputed in batches cut the same way
+    assert all(np.array_equal(cut.hashes[i], whole.hashes[i]) for i in range(len(cut)))
+
+
+def test_long_documents_are_sampled_fewer_and_their_boilerplate_is_still_counted_exactly(monkeypatch) -> None:
+    """The boilerplate sample holds its documents' full sets at once: long documents are sampled
+    fewer, as many as fit ``TEMPLATE_SAMPLE_CHARS`` on average, and the counts stay exact."""
+    texts = _corpus(300, seed=9)
+    ids = sorted(texts)
+    reference = TemplateIndex.build(list(prepare(ids, texts, PARAMS).hashes), k=PARAMS.k, options=PARAMS.normalize)
+    lengths = [len(texts[d]) for d in ids]
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE_CHARS", sum(lengths) // 6)
+    sample = prep_mod._template_sample(lengths)
+    assert len(sample) == 50 and sample == sorted(set(sample)) and sample[-1] >= 290  # spread over all
+    chosen = []
+    choose = prep_mod._Preparer._choose_boiler
+    monkeypatch.setattr(prep_mod._Preparer, "_choose_boiler",
+                        lambda self, futures, whole: chosen.append((sum(len(f.result().keys) for f in futures), whole))
+                        or choose(self, futures, whole))  # fmt: skip
+    got = prepare(ids, texts, PARAMS, keep_hashes=False).template
+    assert chosen == [(50, False)]
+    assert np.array_equal(got.boilerplate, reference.boilerplate) and reference.boilerplate.size > 20
+    assert np.array_equal(got.doc_counts, reference.doc_counts)
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE_CHARS", sum(lengths))
+    assert prep_mod._template_sample(lengths) == list(range(len(ids)))  # all fit: all sampled
+
+
+def test_a_sample_of_some_documents_takes_as_candidates_the_hashes_in_the_lowered_count(monkeypatch) -> None:
+    texts = _corpus(300, seed=9)
+    ids = sorted(texts)
+    for d in ids[::13]:  # in 1 of 13 documents: in a few of those sampled
+        texts[d] += "\n本文图片由通讯员提供，部分数据来自区统计局公开资料。"
+    lengths = [len(texts[d]) for d in ids]
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE_CHARS", sum(lengths) // 6)  # 50 of 301 sampled
+    monkeypatch.setattr(prep_mod, "LOW_SHARE", 0.2)  # the share rule alone would ask for 10 of them
+    got = prepare(ids, texts, PARAMS, keep_hashes=False)
+    sets = [sh.shingle_set(_norm(texts[ids[p]]), PARAMS.k) for p in prep_mod._template_sample(lengths)]
+    lowered = TemplateIndex.build(sets, min_docs=2, min_share=0.0).boilerplate
+    assert prep_mod._candidate_count(len({h.tobytes() for h in sets if h.size})) == 2
+    assert np.array_equal(got.boiler, lowered)
+    assert lowered.size > TemplateIndex.build(sets, min_docs=10, min_share=0.0).boilerplate.size
+
+
+def test_a_smaller_sample_lowers_the_count_that_makes_a_candidate_so_boilerplate_is_not_missed() -> None:
+    """A hash in 3 % of all documents (5 % after a rescan that changed 2 %) must be among the
+    candidates of all but one sample in a billion; the sample's own share rule gives that for
+    4,096 documents, not for the few hundred long ones a character budget allows."""
+    from math import comb
+
+    def missed(n: int, count: int, share: float) -> float:  # P(fewer than ``count`` of n sampled hold it)
+        return sum(comb(n, j) * share**j * (1 - share) ** (n - j) for j in range(count))
+
+    for n in (50, 320, 700, 1000, 2000, 4096):
+        count = prep_mod._candidate_count(n)
+        assert 2 <= count <= max(2, int(prep_mod.LOW_SHARE * n))
+        if count > 2:
+            assert missed(n, count, 0.03) <= 1e-9
+        if count < int(prep_mod.LOW_SHARE * n):  # lowered: one more would miss too often
+            assert missed(n, count + 1, 0.03) > 1e-9
+    assert prep_mod._candidate_count(4096) == 51 and prep_mod._candidate_count(1000) == 4
+    assert prep_mod._candidate_count(1000, whole=True) == 12  # every document sampled: counts are exact
+
+
+@pytest.mark.parametrize("candidates", [500, 300_000])
+def test_boilerplate_hits_are_exact_whatever_the_size_of_the_prefilter(candidates) -> None:
+    """Many candidates (long texts sampled, revisions among them) get a larger prefilter so that it
+    still rules most hashes out; the hits found through it, by numpy and by the kernel, are the
+    positions a plain lookup gives."""
+    rng = np.random.default_rng(candidates)
+    values = np.unique(rng.integers(0, 2**64 - 1, candidates, dtype=np.uint64, endpoint=True))
+    table = prep_mod._prefilter(values)
+    assert table.size == (1 << 16 if candidates == 500 else 1 << 23)
+    assert table.mean() < 1 / 8  # most hashes are ruled out by the table alone
+    docs = [np.concatenate([rng.choice(values, 40), rng.integers(0, 2**64 - 1, 3000, dtype=np.uint64)])
+            for _ in range(5)]
+    docs[1] = np.concatenate([docs[1], docs[1][:20]])  # window hashes repeat
+    expected = [np.unique(np.searchsorted(values, d[np.isin(d, values)])).astype(np.int32) for d in docs]
+    assert all(e.size >= 35 for e in expected)
+    assert all(np.array_equal(prep_mod._hits(d, values, True, table), e) for d, e in zip(docs, expected))
+    windows = np.concatenate(docs)
+    bounds = np.cumsum([0, *[d.size for d in docs]])
+    got = prep_mod._batch_hits(windows, bounds[:-1], bounds[1:], values, table)
+    assert all(np.array_equal(g, e) for g, e in zip(got, expected))
+    kernel = prep_mod._prep_kernels()
+    if kernel is not None:
+        found, found_bounds = np.empty(windows.size, dtype=np.int32), np.empty(len(docs) + 1, dtype=np.int64)
+        kernel.batch_hits(windows, bounds.astype(np.int64), values, table, found, found_bounds)
+        got = [found[found_bounds[i] : found_bounds[i + 1]] for i in range(len(docs))]
+        assert all(np.array_equal(g, e) for g, e in zip(got, expected))
+
+
 # ---------------------------------------------------------------------------
 # The cache of an earlier run (incremental rescans)
 
@@ -152,9 +261,11 @@ def test_a_rescan_of_unchanged_texts_takes_every_document_from_the_cache() -> No
     _same(again, first)
 
 
-@pytest.mark.parametrize("sample", [None, 40])
+@pytest.mark.parametrize("sample", [None, 40, "chars"])
 def test_a_rescan_with_one_percent_changed_equals_a_fresh_screen(monkeypatch, sample) -> None:
-    if sample:
+    if sample == "chars":  # sampled by a character budget: 33 documents, candidates from 2 of them
+        monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE_CHARS", 12_000)
+    elif sample:
         monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", sample)
     texts = _corpus(300, seed=11)
     ids = sorted(texts)
