@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
@@ -672,8 +672,37 @@ def _read_ahead_then(
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,
-# used and forgotten, so memory stays flat however many pairs there are.
+# used and forgotten, so memory stays flat however many pairs there are. A round also stops at
+# this many normalized characters in its documents (8 bytes a shingle while it runs): 2,048 pairs
+# of manuscripts of 75,000 characters would hold ~2.4 GB of sets.
 VERIFY_CHUNK = 2048
+VERIFY_CHUNK_CHARS = 16_000_000
+
+
+def _rounds(pairs: Sequence[tuple[int, int]], chars: Sequence[int]) -> Iterator[Sequence[tuple[int, int]]]:
+    """``pairs`` in order, in runs of at most ``VERIFY_CHUNK`` pairs whose documents hold at most
+    ``VERIFY_CHUNK_CHARS`` characters (``chars``: per document index; one pair at least a run)."""
+    if not pairs:
+        return
+    most = int(np.asarray(chars, dtype=np.int64)[np.asarray(pairs, dtype=np.int64)].max())
+    if 2 * VERIFY_CHUNK * most <= VERIFY_CHUNK_CHARS:  # articles: no run can reach the bound
+        for lo in range(0, len(pairs), VERIFY_CHUNK):
+            yield pairs[lo : lo + VERIFY_CHUNK]
+        return
+    lo = 0
+    while lo < len(pairs):
+        seen: set[int] = set()
+        held, hi = 0, lo
+        while hi < len(pairs) and hi - lo < VERIFY_CHUNK:
+            new = [d for d in pairs[hi] if d not in seen]
+            more = sum(chars[d] for d in new)
+            if hi > lo and held + more > VERIFY_CHUNK_CHARS:
+                break
+            seen.update(new)
+            held += more
+            hi += 1
+        yield pairs[lo:hi]
+        lo = hi
 
 
 def _verify_and_flag(
@@ -690,7 +719,7 @@ def _verify_and_flag(
     note_moved: bool = False,
     helper: VerifyHelper | None = None,
 ) -> tuple[list[Candidate], int, int, int]:
-    """Verify, then flag, the pairs in rounds of ``VERIFY_CHUNK`` (reports stage ``verify``).
+    """Verify, then flag, the pairs in rounds (``_rounds``; reports stage ``verify``).
 
     Pairs ``memo`` rejected (by the SHA-256 of both files) are rejected again without a look.
     Pairs found in its ``pairs`` are taken from it instead of verified, unless both
@@ -718,9 +747,8 @@ def _verify_and_flag(
     # the helper sent at once, so that it works through its queue while this process verifies.
     local_rounds: list[Sequence[tuple[int, int]]] = []
     away: list[tuple[Future[tuple[list[Candidate], int]], list[tuple[int, int]]]] = []
-    for lo in range(0, total, VERIFY_CHUNK):
+    for chunk in _rounds(pairs, prepared.normalized_chars):
         progress.check()
-        chunk = pairs[lo : lo + VERIFY_CHUNK]
         if memo:
             todo = []
             for i, j in chunk:

@@ -201,3 +201,42 @@ def test_while_the_containment_index_is_built_the_pairs_found_so_far_are_handed_
     assert ("copy", "t03") in named and ("edit", "t07") in named
     excerpt = (ids.index("excerpt"), ids.index("t12"))
     assert tuple(sorted(excerpt)) in by[METHOD_CONTAINMENT] - found  # came later, from the index
+
+
+def test_verification_rounds_hold_at_most_their_bound_in_characters_and_give_the_same_results(monkeypatch) -> None:
+    """Each round of verification recomputes and holds the shingle sets of its documents: rounds
+    of long texts stop at ``VERIFY_CHUNK_CHARS`` characters, and the candidates are the same."""
+    from neardup_gui.core import pipeline as pipeline_mod
+    from neardup_gui.core.prepare import LazyHashes
+
+    rng = random.Random(5)
+    texts = {f"doc{i:03d}": _random_text(rng, rng.randrange(300, 2500)) for i in range(60)}
+    for i in range(0, 60, 4):  # a light revision beside every fourth text
+        chars = list(texts[f"doc{i:03d}"])
+        for _ in range(len(chars) // 80):
+            chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(3000))
+        texts[f"doc{i:03d}r"] = "".join(chars)
+    docs = docs_for(texts)
+    whole = screen(docs, texts, ScreenParams())
+    held: list[int] = []
+    drop = LazyHashes.drop
+
+    def noting(self) -> None:
+        held.append(sum(h.size for h in self._cache.values()))
+        drop(self)
+
+    monkeypatch.setattr(LazyHashes, "drop", noting)
+    monkeypatch.setattr(pipeline_mod, "VERIFY_CHUNK_CHARS", 6000)
+    cut = screen(docs, texts, ScreenParams())
+    assert len(whole.candidates) >= 15 and cut.candidates == whole.candidates
+    assert len(held) >= 4 and max(held) <= 6000  # a set holds fewer shingles than its text has characters
+    pairs_ = [(0, j) for j in range(1, 12)] + [(i, i + 1) for i in range(12, 40, 2)]  # doc 0 in many
+    chars = [1000 + 500 * (i % 3) for i in range(40)]
+    rounds = list(pipeline_mod._rounds(pairs_, chars))
+    assert [p for r in rounds for p in r] == pairs_ and len(rounds) > 1
+
+    def held_by(run) -> int:  # each document once, however many of the run's pairs it is in
+        return sum(chars[d] for d in {d for p in run for d in p})
+
+    assert all(held_by(r) <= 6000 for r in rounds)
+    assert all(held_by([*r, nxt[0]]) > 6000 for r, nxt in zip(rounds, rounds[1:]))  # each as long as allowed
