@@ -26,8 +26,9 @@ document's hits on them are kept in the cache, so a rescan that changes at most
 The sample's sets are held together, so it is bounded by characters too (``TEMPLATE_SAMPLE_CHARS``):
 long documents are sampled fewer (320 manuscripts of 75,000 characters), and then the sampled count
 that makes a candidate is lowered until a hash in 3 % of the documents is missed in at most one
-sample in a billion, or to 2 (``_candidate_count``: with 320 sampled, a hash in 3 % is missed in 6
-samples in 10,000, one in 5 % in 1.3 in a million; the counts of the candidates stay exact).
+sample in a billion (700 sampled or more), but not below 3 (``_candidate_count``: with 320 sampled,
+a hash in 3 % is missed in 35 samples in 10,000, one in 5 % in 12 in a million; the counts of the
+candidates stay exact).
 Batches are bounded by characters as well as documents (``BATCH_CHARS``).
 
 Batches of documents run on two threads. From ``_COMPILED_MIN_CHARS`` characters, or at any size once
@@ -782,10 +783,14 @@ _RESCAN_SHARE = TEMPLATE_MIN_SHARE - INCREMENTAL_MAX_SHARE
 def _candidate_count(sampled: int, whole: bool = False) -> int:
     """Sampled documents a hash must be in to be a candidate: ``LOW_SHARE`` of them (at least 2).
     Unless the sample is every document (``whole``: its counts are the exact ones), no more than
-    a hash in ``_RESCAN_SHARE`` of all documents reaches in all but ``_MISS_CHANCE`` of samples:
-    4,096 sampled, 51 as LOW_SHARE gives (56 would do); 1,000 long documents sampled, 4 (not 12);
-    320, 2 (nothing lower is shared), missing a hash in 3 % of the documents in 6 samples in
-    10,000, one in 5 % in 1.3 in a million."""
+    a hash in ``_RESCAN_SHARE`` of all documents reaches in all but ``_MISS_CHANCE`` of samples,
+    but at least 3: two sampled documents that share a passage are most often a text and its
+    revision, and every shingle of long ones would become a candidate (600 manuscripts, each
+    beside a revision, 320 of the 1,200 sampled: 1.1 million candidates at 2, 355,000 at 3, and the
+    normalize stage 8-9 s against 3.6 s). 4,096 sampled: 51 as LOW_SHARE gives (56 would do); 1,000:
+    4 (not 12); 320: 3, which misses a hash in 3 % of the documents in 35 samples in 10,000, one in
+    5 % in 12 in a million (only the template flag and the containment sample's boilerplate depend
+    on it; a hash found among the candidates is counted exactly)."""
     if whole:
         return max(2, math.floor(LOW_SHARE * sampled))
     # The binomial distribution's lower tail, term by term: P(X = j) from P(X = j - 1).
@@ -798,7 +803,7 @@ def _candidate_count(sampled: int, whole: bool = False) -> int:
         tail += term
     # ``count``: the first j with P(X <= j) > _MISS_CHANCE; a hash in at least ``count`` sampled
     # documents is missed only when X < count, a chance of at most _MISS_CHANCE.
-    return max(2, min(math.floor(LOW_SHARE * sampled), count))
+    return max(3, min(math.floor(LOW_SHARE * sampled), count))
 
 
 # The prefilter's top bits: at least 16, and enough for about one entry in 16 to be a candidate's

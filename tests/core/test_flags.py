@@ -511,6 +511,9 @@ def test_template_counts_are_exact_however_the_hash_range_is_cut(monkeypatch, pa
     assert np.array_equal(index.boilerplate, values[counts >= 4])
     assert np.array_equal(index.doc_counts, counts[counts >= 4])
     assert index.boilerplate[0] == 0 and index.boilerplate[-1] == 2**64 - 1 and index.doc_counts[0] == 60
+    runs = list(template_mod._chunks(docs))  # what is concatenated at once, in both passes
+    assert [id(h) for run in runs for h in run] == [id(h) for h in docs if h.size]
+    assert all(len(run) == 1 or sum(h.size for h in run) <= part_hashes for run in runs)
 
 
 def test_copies_of_one_article_are_not_boilerplate() -> None:

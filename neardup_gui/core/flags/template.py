@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,11 +140,9 @@ class TemplateIndex:
         bits = _bucket_bits(total, min_count)
         shift = np.uint64(64 - bits)
         buckets = np.zeros(1 << bits, dtype=np.int64)
-        for lo in range(0, n, _BATCH):
+        for chunk in _chunks(hash_arrays):
             progress.check()
-            chunk = [h for h in hash_arrays[lo : lo + _BATCH] if h.size]
-            if chunk:
-                buckets += np.bincount((np.concatenate(chunk) >> shift).view(np.int64), minlength=buckets.size)
+            buckets += np.bincount((np.concatenate(chunk) >> shift).view(np.int64), minlength=buckets.size)
         heavy = buckets >= min_count
         # Pass 2: exact counts for the hashes in heavy buckets only, one range of hash values at a
         # time: when most buckets are heavy (long documents, a low count) that is most hashes, and
@@ -259,6 +257,23 @@ class TemplateIndex:
         return [
             BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered[:limit]
         ]
+
+
+def _chunks(hash_arrays: Sequence[np.ndarray]) -> Iterator[list[np.ndarray]]:
+    """The non-empty arrays in runs of at most ``_BATCH`` arrays and ``_PART_HASHES`` hashes (one
+    array at least): each run is concatenated at once."""
+    run: list[np.ndarray] = []
+    held = 0
+    for h in hash_arrays:
+        if not h.size:
+            continue
+        if run and (len(run) == _BATCH or held + h.size > _PART_HASHES):
+            yield run
+            run, held = [], 0
+        run.append(h)
+        held += int(h.size)
+    if run:
+        yield run
 
 
 def _bucket_bits(total: int, min_count: int) -> int:
