@@ -154,7 +154,8 @@ def screen_folder(
         verify_helper: Verify about half of each round of pairs in a spawned helper process, from
             ``core.helper.HELPER_MIN_DOCUMENTS`` usable documents on a machine with
             ``HELPER_MIN_CORES`` cores or more, from ``HELPER_FEW_CORES_MIN_DOCUMENTS`` on two or
-            three (``core.helper.helper_pays``). Off by default: a spawned process imports the
+            three, or from as many characters as that many articles (``core.helper.helper_pays``).
+            Off by default: a spawned process imports the
             caller's main module again, so only programs whose main module is guarded
             (``if __name__ == "__main__"``), as the CLI and the window are, may turn it on.
         read_helper: From ``io.corpus.READ_HELPER_MIN_FILES`` files to read, on two or more
@@ -209,7 +210,8 @@ def screen_folder(
     # A rescan whose earlier pairs apply (same parameters) verifies few pairs: no helper then.
     rescan = previous is not None and previous.applies_to(params)
     helper = checker = None
-    if verify_helper and not rescan and helper_mod.helper_pays(sum(1 for d in corpus.documents if d.usable)):
+    usable = [d for d in corpus.documents if d.usable]
+    if verify_helper and not rescan and helper_mod.helper_pays(len(usable), sum(d.chars for d in usable)):
         helper = helper_mod.VerifyHelper()
         if helper_mod.start_early():  # else ``screen`` starts it once the documents are prepared
             helper.start()
