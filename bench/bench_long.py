@@ -2,7 +2,7 @@
 
 Each manuscript joins ``--chapters`` consecutive articles of the synthetic corpus (~1,500 characters
 each: 50 chapters make ~75,000 characters); every tenth gets a revision beside it (a tenth of its
-chapters replaced by other articles, one chapter added). The same number of characters as a folder
+chapters replaced by other articles, one chapter added). About as many characters as a folder
 of 100,000 articles held in far fewer, far longer files: what made the boilerplate sample hold
 every sampled text's full shingle set (6.4 GB for 2,200 manuscripts until session 23) and what
 makes verification align long texts with scattered edits.
