@@ -1,5 +1,5 @@
-"""Memory habits of a large screen: freed memory given back to the system between stages, and the
-cyclic garbage collector paused while a screen runs.
+"""Memory habits of a large screen: freed memory given back to the system between stages, the
+cyclic garbage collector paused while a screen runs, and work cut into runs bounded in size.
 
 The stages allocate and free millions of small numpy arrays (a few KB each). glibc keeps freed
 small blocks in its heap, so the process's resident memory stays at the stage's high-water mark
@@ -14,6 +14,10 @@ with the collector paused and not, alternating). The engine's data holds no refe
 matter (rows, tuples, arrays; reference counting frees them), so ``pauses_cycle_collector`` turns
 the automatic collections off for the duration of a screen and back on after.
 
+Work held at once (a batch of texts being prepared, hash arrays joined to be counted) is cut by
+``bounded_runs`` into runs bounded in items and in size: a count of items alone let a folder of
+long manuscripts hold several hundred MB a run.
+
 Standard library only.
 """
 
@@ -24,14 +28,28 @@ import ctypes.util
 import functools
 import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-__all__ = ["cycle_collector_paused", "pauses_cycle_collector", "release_free_memory"]
+__all__ = ["bounded_runs", "cycle_collector_paused", "pauses_cycle_collector", "release_free_memory"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_T = TypeVar("_T")
+
+
+def bounded_runs(items: Sequence[_T], most: int, size: Callable[[_T], int], limit: int) -> Iterator[Sequence[_T]]:
+    """``items`` in order, in runs (slices) of at most ``most`` items whose ``size`` adds up to at
+    most ``limit``; an item larger than that makes a run of its own."""
+    lo = 0
+    while lo < len(items):
+        hi, held = lo + 1, size(items[lo])
+        while hi < len(items) and hi - lo < most and held + size(items[hi]) <= limit:
+            held += size(items[hi])
+            hi += 1
+        yield items[lo:hi]
+        lo = hi
 
 
 @functools.cache

@@ -56,7 +56,7 @@ from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import ContainmentMemo, sampled
-from neardup_gui.core.memory import release_free_memory
+from neardup_gui.core.memory import bounded_runs, release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress
@@ -751,14 +751,7 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
 def _batches(items: Sequence[tuple[int, str]]) -> Iterator[Sequence[tuple[int, str]]]:
     """``items`` (key, text) in runs of at most ``BATCH`` documents and ``BATCH_CHARS`` characters
     (a longer text alone)."""
-    lo = 0
-    while lo < len(items):
-        hi, chars = lo + 1, len(items[lo][1])
-        while hi < len(items) and hi - lo < BATCH and chars + len(items[hi][1]) <= BATCH_CHARS:
-            chars += len(items[hi][1])
-            hi += 1
-        yield items[lo:hi]
-        lo = hi
+    return bounded_runs(items, BATCH, lambda item: len(item[1]), BATCH_CHARS)
 
 
 def _template_sample(lengths: Sequence[int]) -> list[int]:

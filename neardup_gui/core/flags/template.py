@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from neardup_gui.core.diffspans import PairDiff
+from neardup_gui.core.memory import bounded_runs
 from neardup_gui.core.normalize import normalize
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FLAG_TEMPLATE_ONLY, FlagEvidence, NormalizeOptions
@@ -259,21 +260,10 @@ class TemplateIndex:
         ]
 
 
-def _chunks(hash_arrays: Sequence[np.ndarray]) -> Iterator[list[np.ndarray]]:
+def _chunks(hash_arrays: Sequence[np.ndarray]) -> Iterator[Sequence[np.ndarray]]:
     """The non-empty arrays in runs of at most ``_BATCH`` arrays and ``_PART_HASHES`` hashes (one
     array at least): each run is concatenated at once."""
-    run: list[np.ndarray] = []
-    held = 0
-    for h in hash_arrays:
-        if not h.size:
-            continue
-        if run and (len(run) == _BATCH or held + h.size > _PART_HASHES):
-            yield run
-            run, held = [], 0
-        run.append(h)
-        held += int(h.size)
-    if run:
-        yield run
+    return bounded_runs([h for h in hash_arrays if h.size], _BATCH, len, _PART_HASHES)
 
 
 def _bucket_bits(total: int, min_count: int) -> int:
