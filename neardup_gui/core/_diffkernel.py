@@ -16,14 +16,17 @@ and one insertion, as diff-match-patch does when its clock runs out.
 
 Ops are returned as two arrays: kinds (``EQUAL``, ``DELETE``, ``INSERT``) and lengths; an op of
 kind ``EQUAL`` or ``DELETE`` consumes the left text, ``EQUAL`` or ``INSERT`` the right text.
-On top of ``diff``: ``pair_alignment`` is ``diffspans.pair_diff`` in one call (shared passages,
-regions, raw hunks, unmatched text), and ``verify_batch`` runs it for a batch of pairs together
+On top of ``diff``: ``aligned`` anchors long texts first (``core.anchors``: seeds found here, the
+chain and the anchors by the same functions the library path runs as Python) and diffs between
+the anchors, all the diffs sharing one budget; ``pair_alignment`` is ``diffspans.pair_diff`` in
+one call (shared passages, regions, raw hunks, unmatched text; the normalized texts aligned by
+``aligned``), and ``verify_batch`` runs it for a batch of pairs together
 with their normalization (``normalize._fast`` through the lookup table; texts needing the exact
 path come normalized) and their shared-shingle sample (``shingles.first_shared``), so that a thread
 can verify a batch while holding no lock. All arrays are writable and C-contiguous
 (``diffspans`` makes them so): one type per argument, so numba compiles each function once.
 
-Imports numpy and numba only (``diffspans`` imports this module only if numba is installed).
+Imports numpy, numba and ``core.anchors`` (``diffspans`` imports this module only if numba is installed).
 """
 
 from __future__ import annotations
@@ -32,12 +35,19 @@ import numpy as np
 from numba import njit
 
 # numba's cache does not notice a change in another module's function: clear __pycache__ if the
-# window hash (``shingles.window_hashes``) is ever edited.
-from neardup_gui.core._prepkernel import _window
+# window hash (``shingles.window_hashes``) or ``core.anchors`` is ever edited.
+from neardup_gui.core import anchors
+from neardup_gui.core._prepkernel import _window, _windows_into
+from neardup_gui.core.shingles import window_base
 
-__all__ = ["DELETE", "EQUAL", "INSERT", "diff", "pair_alignment", "verify_batch"]
+__all__ = ["DELETE", "EQUAL", "INSERT", "aligned", "diff", "pair_alignment", "verify_batch"]
 
 EQUAL, DELETE, INSERT = 0, 1, 2
+
+_ANCHOR_FROM, _ANCHOR_K, _ANCHOR_SAMPLE = anchors.ANCHOR_FROM, anchors.ANCHOR_K, anchors.ANCHOR_SAMPLE
+_ANCHOR_BASE = np.uint64(window_base(anchors.ANCHOR_K))
+_chain = njit(cache=True, nogil=True)(anchors.chain)
+_anchor_runs = njit(cache=True, nogil=True)(anchors.anchor_runs)
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +151,9 @@ def _bisect(a, a0, a1, b, b0, b1, budget):  # pragma: no cover - compiled
     for d in range(max_d):
         if budget[0] <= 0:
             break
-        budget[0] -= 2 * d + 2
+        # A step per diagonal searched: those off the grid are skipped (a short text beside a
+        # long one searches few of them however large d grows).
+        budget[0] -= max(0, d + 1 - (k1start + k1end) // 2) + max(0, d + 1 - (k2start + k2end) // 2)
         for k1 in range(-d + k1start, d + 1 - k1end, 2):
             k1_offset = v_offset + k1
             if k1 == -d or (k1 != d and v1[k1_offset - 1] < v1[k1_offset + 1]):
@@ -483,6 +495,107 @@ def _diff(a, b, left):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def aligned(a, b, budget):  # pragma: no cover - compiled
+    """``diff``, anchored when the texts are long (``core.anchors``): the ops ``diffspans`` uses."""
+    return _aligned(a, b, np.full(1, budget, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _sampled_once(cps):  # pragma: no cover - compiled
+    """(positions, hashes) of the sampled windows whose hash occurs once, by hash
+    (``anchors._sampled_once``)."""
+    n = cps.size - _ANCHOR_K + 1
+    if n <= 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64)
+    h = np.empty(n, dtype=np.uint64)
+    _windows_into(cps, 0, cps.size, _ANCHOR_K, _ANCHOR_BASE, h, 0)
+    sample = np.uint64(_ANCHOR_SAMPLE)
+    m = 0
+    for i in range(n):
+        if h[i] % sample == 0:
+            m += 1
+    pos = np.empty(m, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if h[i] % sample == 0:
+            pos[m] = i
+            m += 1
+    vals = h[pos]
+    order = np.argsort(vals)
+    keep = np.empty(m, dtype=np.int64)
+    c = 0
+    for j in range(m):
+        v = vals[order[j]]
+        if (j == 0 or vals[order[j - 1]] != v) and (j == m - 1 or vals[order[j + 1]] != v):
+            keep[c] = order[j]
+            c += 1
+    return pos[keep[:c]], vals[keep[:c]]
+
+
+@njit(cache=True, nogil=True)
+def _seeds(a, b):  # pragma: no cover - compiled
+    """``anchors.seeds``: starts of the sampled windows once in each text and equal in both."""
+    pa, ha = _sampled_once(a)
+    pb, hb = _sampled_once(b)
+    sa = np.empty(min(pa.size, pb.size), dtype=np.int64)
+    sb = np.empty(sa.size, dtype=np.int64)
+    i = j = m = 0
+    while i < ha.size and j < hb.size:
+        if ha[i] < hb[j]:
+            i += 1
+        elif ha[i] > hb[j]:
+            j += 1
+        else:
+            if _same(a, pa[i], b, pb[j], _ANCHOR_K):
+                sa[m], sb[m] = pa[i], pb[j]
+                m += 1
+            i += 1
+            j += 1
+    order = np.argsort(sa[:m])
+    return sa[:m][order], sb[:m][order]
+
+
+@njit(cache=True, nogil=True)
+def _append(kinds, lens, n, k, length):  # pragma: no cover - compiled
+    """One op appended, joined to the last one when of the same kind; returns the new count."""
+    if n and kinds[n - 1] == k:
+        lens[n - 1] += length
+        return n
+    kinds[n] = k
+    lens[n] = length
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def _aligned(a, b, left):  # pragma: no cover - compiled
+    """``aligned`` with the budget in ``left[0]``, shared by the diffs between anchors."""
+    if a.size + b.size < _ANCHOR_FROM:
+        return _diff(a, b, left)
+    sa, sb = _seeds(a, b)
+    if sa.size == 0:
+        return _diff(a, b, left)
+    runs = _anchor_runs(sa, sb, _chain(sa, sb), _ANCHOR_K)
+    cap = 2 * (a.size + b.size + runs.shape[0]) + 16
+    kinds = np.empty(cap, dtype=np.int8)
+    lens = np.empty(cap, dtype=np.int64)
+    n = 0
+    pa = pb = 0
+    for r in range(runs.shape[0] + 1):
+        if r < runs.shape[0]:
+            x, y, length = runs[r, 0], runs[r, 1], runs[r, 2]
+        else:
+            x, y, length = a.size, b.size, 0
+        if x > pa or y > pb:
+            gk, gl = _diff(a[pa:x], b[pb:y], left)
+            for o in range(gk.size):
+                n = _append(kinds, lens, n, gk[o], gl[o])
+        if length:
+            n = _append(kinds, lens, n, EQUAL, length)
+        pa, pb = x + length, y + length
+    return kinds[:n].copy(), lens[:n].copy()
+
+
+@njit(cache=True, nogil=True)
 def _mid(starts, i, n):  # pragma: no cover - compiled
     """Normalized index ``i`` falls inside a raw character cluster (a base and its marks)."""
     return 0 < i < n and starts[i] == starts[i - 1]
@@ -583,7 +696,7 @@ def pair_alignment(lc, rc, lraw, rraw, lst, lend, rst, rend, min_len, gap, budge
     left = np.full(1, budget, dtype=np.int64)
     # Equal runs of at least min_len (normalized offsets) and the regions they join into.
     if nl and nr:
-        kinds, lens = _diff(lc, rc, left)
+        kinds, lens = _aligned(lc, rc, left)
     else:
         kinds, lens = np.empty(0, dtype=np.int8), np.empty(0, dtype=np.int64)
     n_ops = kinds.size

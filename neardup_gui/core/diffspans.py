@@ -2,7 +2,10 @@
 
 The alignment is computed on the normalized texts (so formatting differences do not break a match)
 with fast-diff-match-patch (C++; ~0.1 s for a 100,000-character pair where difflib takes ~30 s), then
-mapped back to raw offsets:
+mapped back to raw offsets. Texts of ``anchors.ANCHOR_FROM`` code points together or more are
+aligned between anchors (windows once in each text, in the same order on both sides) and diffed
+piece by piece (``core.anchors``): one diff of a long revision cost its length times its
+differences, and a quotation inside a long text could run out of the diff's budget unfound.
 
 - ``segments``: passages shared by both texts (equal runs of at least ``min_len`` normalized
   characters), the same passage on both sides;
@@ -30,12 +33,14 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from dataclasses import dataclass
 from types import ModuleType
 
 import fast_diff_match_patch as fdmp
 import numpy as np
 
+from neardup_gui.core.anchors import ANCHOR_FROM, ANCHOR_K, anchor_runs, chain, seeds
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment, shared_strings
@@ -119,6 +124,7 @@ def load_kernel() -> bool:
     try:
         one = _cps_arg(np.zeros(2, dtype=np.uint32))
         kernel.diff(one, one[:1], STEPS_PER_SECOND)  # loads their machine code from numba's cache
+        kernel.aligned(one, one[:1], STEPS_PER_SECOND)
         at = _offsets_arg(np.zeros(2, dtype=np.int64))
         kernel.pair_alignment(one, one, one, one, at, at, at, at, 5, 12, STEPS_PER_SECOND)
         batch = pack_verify([("甲乙丙丁戊", "甲乙丙丁己", np.zeros(1, dtype=np.uint64))], NormalizeOptions(), k=5, limit=20)
@@ -172,12 +178,46 @@ def _library_ops(a: str, b: str, timeout: float, cleanup: str = "No") -> tuple[n
     return kinds, lens
 
 
+def _anchored_library_ops(a: str, b: str, timeout: float) -> tuple[np.ndarray, np.ndarray]:
+    """``_library_ops`` (merge clean-up only), anchored when the texts are long: the ops
+    ``core._diffkernel.aligned`` gives (``core.anchors``); the time limit is for all the diffs."""
+    if len(a) + len(b) < ANCHOR_FROM:
+        return _library_ops(a, b, timeout)
+    sa, sb = seeds(codepoints(a), codepoints(b))
+    if sa.size == 0:
+        return _library_ops(a, b, timeout)
+    runs = anchor_runs(sa, sb, chain(sa, sb), ANCHOR_K).tolist()
+    deadline = time.perf_counter() + timeout
+    kinds: list[int] = []
+    lens: list[int] = []
+
+    def add(kind: int, length: int) -> None:
+        if kinds and kinds[-1] == kind:
+            lens[-1] += length
+        else:
+            kinds.append(kind)
+            lens.append(length)
+
+    pa = pb = 0
+    for x, y, length in runs + [[len(a), len(b), 0]]:
+        if x > pa or y > pb:
+            # At least a millisecond: a time limit of 0 would mean none to the library.
+            left = max(deadline - time.perf_counter(), 0.001)
+            for op, n in fdmp.diff(a[pa:x], b[pb:y], timelimit=left, checklines=False, cleanup="No"):
+                add(_KIND[op], n)
+        if length:
+            add(EQUAL, length)
+        pa, pb = x + length, y + length
+    return np.array(kinds, dtype=np.int8), np.array(lens, dtype=np.int64)
+
+
 def _text_ops(a: str, b: str, timeout: float) -> tuple[np.ndarray, np.ndarray]:
-    """(kinds, lengths) aligning two strings (merge clean-up only), compiled when possible."""
+    """(kinds, lengths) aligning two strings (merge clean-up only; anchored when long), compiled
+    when possible."""
     kernel = _kernel()
     if kernel is None:
-        return _library_ops(a, b, timeout)
-    return kernel.diff(_cps_arg(codepoints(a)), _cps_arg(codepoints(b)), _budget(timeout))
+        return _anchored_library_ops(a, b, timeout)
+    return kernel.aligned(_cps_arg(codepoints(a)), _cps_arg(codepoints(b)), _budget(timeout))
 
 
 def _starts(kinds: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -448,7 +488,7 @@ def pair_diff(
     kinds, lens = np.zeros(0, np.int8), np.zeros(0, np.int64)
     ls = rs = np.zeros(0, np.int64)
     if len(ln) and len(rn):
-        kinds, lens = _library_ops(ln.text, rn.text, timeout)
+        kinds, lens = _anchored_library_ops(ln.text, rn.text, timeout)
         ls, _, rs, _ = _starts(kinds, lens)
         keep = np.flatnonzero((kinds == EQUAL) & (lens >= min_len))
         if keep.size:
