@@ -72,6 +72,27 @@ def test_an_excerpt_of_a_long_article_is_found_by_containment_despite_low_jaccar
     assert len(result.candidates) == 1
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_an_edited_quotation_inside_a_book_shows_its_shared_passage(compiled: bool, monkeypatch) -> None:
+    # A single diff of the quotation against 160,000 characters gave up on the kernel's budget:
+    # the pair was kept (its scores come from shingle sets) but shown without any shared passage.
+    from neardup_gui.core import diffspans
+
+    monkeypatch.setattr(diffspans, "_ready", compiled and diffspans.load_kernel())
+    rng = random.Random(8)
+    book = _random_text(rng, 160_000)
+    quoted = book[90_000:91_500]
+    quotation = "转引如下：" + quoted[:700] + "（略）" + quoted[700:]
+    texts = {"book": book, "quotation": quotation, "other": _random_text(rng, 1500)}
+    result = screen(docs_for(texts), texts, ScreenParams(k=5))
+    cand = pairs(result)[("book", "quotation")]
+    assert FLAG_CONTAINED in cand.flags
+    shown = sorted((s.left_start, s.left_end) for s in cand.segments)
+    assert shown == [(90_000, 90_700), (90_700, 91_500)]
+    for seg in cand.segments:
+        assert book[seg.left_start : seg.left_end] == quotation[seg.right_start : seg.right_end]
+
+
 def test_without_the_containment_index_the_excerpt_is_not_reported() -> None:
     rng = random.Random(3)
     long_text = _random_text(rng, 4000)
