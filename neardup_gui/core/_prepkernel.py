@@ -173,9 +173,10 @@ def prepare_batch(
 @njit(cache=True, nogil=True)
 def batch_hits(windows, win_bounds, boiler, prefilter, out, out_bounds):  # pragma: no cover - compiled
     """Per document, the sorted unique positions in ``boiler`` (sorted) of its window hashes;
-    ``prefilter`` (``prepare._prefilter``: 2^bits entries) rules most hashes out by their top bits."""
+    ``prefilter`` (``prepare._prefilter``: 2^bits + 1 offsets) gives the candidates that share a
+    hash's top bits, the only ones it can equal (most often none)."""
     bits = 0
-    while (1 << (bits + 1)) <= prefilter.size:
+    while (1 << (bits + 1)) <= prefilter.size - 1:
         bits += 1
     shift = np.uint64(64 - bits)
     o = 0
@@ -183,11 +184,13 @@ def batch_hits(windows, win_bounds, boiler, prefilter, out, out_bounds):  # prag
         out_bounds[d] = o
         for i in range(win_bounds[d], win_bounds[d + 1]):
             h = windows[i]
-            if prefilter[h >> shift]:
-                pos = np.searchsorted(boiler, h)
-                if pos < boiler.size and boiler[pos] == h:
-                    out[o] = pos
-                    o += 1
+            t = np.int64(h >> shift)
+            for pos in range(prefilter[t], prefilter[t + 1]):
+                if boiler[pos] >= h:
+                    if boiler[pos] == h:
+                        out[o] = pos
+                        o += 1
+                    break
         o = _sort_unique(out, out_bounds[d], o)
     out_bounds[win_bounds.size - 1] = o
 

@@ -799,23 +799,37 @@ def _candidate_count(sampled: int, whole: bool = False) -> int:
     return max(3, min(math.floor(LOW_SHARE * sampled), count))
 
 
-# The prefilter's top bits: at least 16, and enough for about one entry in 16 to be a candidate's
-# (a sample of long texts with a few revisions among them gives ~1,000,000 candidates: a 16-bit
-# table was then all True, and a binary search of every window hash took 13 s of 20), at most 24.
-_PREFILTER_MIN_BITS, _PREFILTER_MAX_BITS, _PREFILTER_SPARSE = 16, 24, 16
+# The prefilter's buckets, by a hash's top bits: at least 2^16, about two for each candidate (a
+# sample of long texts with a few revisions among them gives ~350,000-1,000,000 candidates), at
+# most 2^22 (16 MB of offsets; a few candidates to a bucket beyond ~8 million).
+_PREFILTER_MIN_BITS, _PREFILTER_MAX_BITS, _PREFILTER_SPARSE = 16, 22, 2
 
 
 def _prefilter(candidates: np.ndarray) -> np.ndarray:
-    """A table of 2^bits entries: True where some candidate has those top bits (``_prefilter_shift``)."""
+    """Where each bucket of ``candidates`` (sorted, unique) starts: 2^bits + 1 offsets, bucket ``t``
+    holding the candidates whose top bits are ``t`` (``_prefilter_shift``). A hash can only be the
+    candidate in its own bucket: most buckets are empty, so most hashes are ruled out by one lookup,
+    and the others are compared with the one or two candidates there (a binary search of every
+    hash that passed a table of flags cost 6.5 s of a manuscript folder's 13 s; most of them were
+    hits)."""
     bits = min(_PREFILTER_MAX_BITS, max(_PREFILTER_MIN_BITS, (candidates.size * _PREFILTER_SPARSE).bit_length()))
-    table = np.zeros(1 << bits, dtype=bool)
-    table[(candidates >> _prefilter_shift(table)).astype(np.intp)] = True
-    return table
+    top = (candidates >> np.uint64(64 - bits)).astype(np.intp)
+    # int32: the candidates come from a sample of at most ~TEMPLATE_SAMPLE_CHARS windows (one type for
+    # the kernel, compiled once).
+    starts = np.zeros((1 << bits) + 1, dtype=np.int32)
+    np.cumsum(np.bincount(top, minlength=1 << bits), out=starts[1:])
+    return starts
 
 
 def _prefilter_shift(table: np.ndarray) -> np.uint64:
-    """The shift that leaves a hash's top bits for an index into ``table`` (``_prefilter``'s)."""
-    return np.uint64(64 - (table.size.bit_length() - 1))
+    """The shift that leaves a hash's top bits for a bucket of ``table`` (``_prefilter``'s)."""
+    return np.uint64(64 - ((table.size - 1).bit_length() - 1))
+
+
+def _in_buckets(hashes: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Mask of the hashes whose bucket in ``table`` holds some candidate."""
+    top = (hashes >> _prefilter_shift(table)).astype(np.intp)
+    return table[top + 1] > table[top]
 
 
 def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, table: np.ndarray | None = None) -> np.ndarray:
@@ -828,7 +842,7 @@ def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, tabl
     if candidates.size == 0 or hashes.size == 0:
         return _NO_HITS
     if table is not None:
-        hashes = hashes[table[(hashes >> _prefilter_shift(table)).astype(np.intp)]]
+        hashes = hashes[_in_buckets(hashes, table)]
         if hashes.size == 0:
             return _NO_HITS
     idx = np.searchsorted(candidates, hashes)
@@ -877,7 +891,7 @@ def _batch_hits(
     """``_hits(windows[lo[i]:hi[i]], candidates, unique=True)`` for every document of a batch."""
     if candidates.size == 0 or windows.size == 0:
         return [_NO_HITS] * lo.size
-    at = np.flatnonzero(table[(windows >> _prefilter_shift(table)).astype(np.intp)])
+    at = np.flatnonzero(_in_buckets(windows, table))
     pos = np.searchsorted(candidates, windows[at])
     pos[pos >= candidates.size] = 0
     ok = candidates[pos] == windows[at]

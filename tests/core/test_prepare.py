@@ -207,16 +207,25 @@ def test_a_smaller_sample_lowers_the_count_that_makes_a_candidate_so_boilerplate
 
 @pytest.mark.parametrize("candidates", [500, 300_000])
 def test_boilerplate_hits_are_exact_whatever_the_size_of_the_prefilter(candidates) -> None:
-    """Many candidates (long texts sampled, revisions among them) get a larger prefilter so that it
-    still rules most hashes out; the hits found through it, by numpy and by the kernel, are the
-    positions a plain lookup gives."""
+    """Many candidates (long texts sampled, revisions among them) get more buckets so that most
+    hashes still find theirs empty; the hits found through them, by numpy and by the kernel, are
+    the positions a plain lookup gives (the extreme hash values and neighbours of candidates
+    included)."""
     rng = np.random.default_rng(candidates)
-    values = np.unique(rng.integers(0, 2**64 - 1, candidates, dtype=np.uint64, endpoint=True))
+    values = np.unique(np.concatenate([
+        rng.integers(0, 2**64 - 1, candidates, dtype=np.uint64, endpoint=True),
+        np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64),
+    ]))  # fmt: skip
     table = prep_mod._prefilter(values)
-    assert table.size == (1 << 16 if candidates == 500 else 1 << 23)
-    assert table.mean() < 1 / 8  # most hashes are ruled out by the table alone
+    assert table.size == (1 << 16 if candidates == 500 else 1 << 20) + 1
+    shift = prep_mod._prefilter_shift(table)
+    for t in rng.choice(table.size - 1, 200).tolist() + [0, table.size - 2]:  # a bucket holds its top bits
+        assert np.array_equal(values[table[t] : table[t + 1]], values[(values >> shift) == t])
+    assert np.mean(table[1:] > table[:-1]) < 1 / 3  # most hashes are ruled out by their empty bucket
+    neighbours = np.concatenate([values[:30] + np.uint64(1), values[-30:] - np.uint64(1)])
     docs = [np.concatenate([rng.choice(values, 40), rng.integers(0, 2**64 - 1, 3000, dtype=np.uint64)])
             for _ in range(5)]
+    docs[2] = np.concatenate([docs[2], neighbours, values[:2], values[-2:]])
     docs[1] = np.concatenate([docs[1], docs[1][:20]])  # window hashes repeat
     expected = [np.unique(np.searchsorted(values, d[np.isin(d, values)])).astype(np.int32) for d in docs]
     assert all(e.size >= 35 for e in expected)
