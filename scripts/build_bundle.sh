@@ -94,6 +94,9 @@ if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
         || fail "the compiled prepare kernel was not used (no numba cache for it)"
     ls "$scratch"/appdata/numba-cache/*/_diffkernel.verify_batch-*.nbi >/dev/null 2>&1 \
         || fail "the compiled diff was not used (no numba cache for it)"
+    # The anchors of long alignments: compiled by the diff kernel from core/anchors.py's source.
+    ls "$scratch"/appdata/numba-cache/*/anchors.chain-*.nbi >/dev/null 2>&1 \
+        || fail "the compiled anchors were not used (no numba cache for them)"
     # The containment index's sort (its module is loaded by name: missed if the spec does not list it).
     ls "$scratch"/appdata/numba-cache/*/_sortkernel.radix_argsort-*.nbi >/dev/null 2>&1 \
         || fail "the compiled sort was not used (no numba cache for it)"
