@@ -3,13 +3,10 @@ every size the desktop asks for, and a bundle spec that ships what the program r
 
 from __future__ import annotations
 
-import ast
 import configparser
-import importlib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
 from PySide6.QtGui import QImage
 
 from neardup_gui.app import APP_ID
@@ -65,23 +62,3 @@ def test_bundle_spec_ships_resources_translations_guide_and_icon() -> None:
                    "console=False", "neardup_gui.ico", "neardup_gui.icns", "_sigkernel", "_prepkernel", "_diffkernel"):  # fmt: skip
         assert needed in spec
     assert 'name="neardup"' in spec
-
-
-def test_every_module_numba_compiles_a_function_from_is_shipped_as_source() -> None:
-    # numba caches a compiled function beside its module's source: a module left inside the bundle's
-    # archive makes the kernel that compiles it fail to load, and the bundle quietly falls back to
-    # the slow paths (the diff kernel compiles core.anchors' functions).
-    pytest.importorskip("numba")
-    tree = ast.parse((PACKAGING / "neardup_gui.spec").read_text(encoding="utf-8"))
-    shipped = next(
-        ast.literal_eval(node.value) for node in tree.body
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "KERNELS"
-    )  # fmt: skip
-    compiled_from = set()
-    for name in shipped:
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if hasattr(value, "py_func") and hasattr(value, "signatures"):  # a numba dispatcher
-                compiled_from.add(value.py_func.__module__)
-    assert "neardup_gui.core.anchors" in compiled_from
-    assert compiled_from <= set(shipped)
