@@ -19,3 +19,21 @@ class HoldContainment(CallbackProgress):
         if threading.current_thread().name.startswith("neardup-containment"):
             self.released.wait(10)
         super().check()
+
+
+def assert_ops_rebuild(ops: list[tuple[str, int]], a: str, b: str) -> None:
+    """Diff ops (``("=" | "-" | "+", length)``) cover both texts exactly: every op is non-empty,
+    an equal op pairs equal text, and the ops consume ``a`` and ``b`` whole."""
+    left = right = ""
+    i = j = 0
+    for op, n in ops:
+        assert n > 0
+        if op != "+":
+            left += a[i : i + n]
+            i += n
+        if op != "-":
+            right += b[j : j + n]
+            j += n
+        if op == "=":
+            assert a[i - n : i] == b[j - n : j]
+    assert (left, right) == (a, b)

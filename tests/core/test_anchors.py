@@ -18,6 +18,7 @@ from neardup_gui.core import _diffkernel as kernel
 from neardup_gui.core import anchors, diffspans
 from neardup_gui.core.diffspans import STEPS_PER_SECOND, pair_diff
 from neardup_gui.core.normalize import codepoints
+from engine_kit import assert_ops_rebuild
 
 SYMBOL = {kernel.EQUAL: "=", kernel.DELETE: "-", kernel.INSERT: "+"}
 
@@ -38,30 +39,20 @@ def _revised(rng: random.Random, text: str, replaced: int, edits: int) -> str:
     return "".join(out)
 
 
-def _rebuilds(ops: list[tuple[str, int]], a: str, b: str) -> bool:
-    i = j = 0
-    for op, n in ops:
-        assert n > 0
-        if op == "=" and a[i : i + n] != b[j : j + n]:
-            return False
-        i += n if op != "+" else 0
-        j += n if op != "-" else 0
-    return (i, j) == (len(a), len(b))
+def _symbols(kinds: np.ndarray, lens: np.ndarray) -> list[tuple[str, int]]:
+    return [(SYMBOL[k], n) for k, n in zip(kinds.tolist(), lens.tolist())]
 
 
 def compiled(a: str, b: str, budget: int = 5 * STEPS_PER_SECOND) -> list[tuple[str, int]]:
-    kinds, lens = kernel.aligned(np.array(codepoints(a)), np.array(codepoints(b)), budget)
-    return [(SYMBOL[k], n) for k, n in zip(kinds.tolist(), lens.tolist())]
+    return _symbols(*kernel.aligned(np.array(codepoints(a)), np.array(codepoints(b)), budget))
 
 
 def library(a: str, b: str) -> list[tuple[str, int]]:
-    kinds, lens = diffspans._anchored_library_ops(a, b, 5.0)
-    return [(SYMBOL[k], n) for k, n in zip(kinds.tolist(), lens.tolist())]
+    return _symbols(*diffspans._anchored_library_ops(a, b, 5.0))
 
 
 def plain(a: str, b: str, budget: int = 5 * STEPS_PER_SECOND) -> list[tuple[str, int]]:
-    kinds, lens = kernel.diff(np.array(codepoints(a)), np.array(codepoints(b)), budget)
-    return [(SYMBOL[k], n) for k, n in zip(kinds.tolist(), lens.tolist())]
+    return _symbols(*kernel.diff(np.array(codepoints(a)), np.array(codepoints(b)), budget))
 
 
 def test_the_chain_is_a_longest_increasing_run_of_seeds() -> None:
@@ -144,7 +135,7 @@ def test_long_texts_get_the_same_ops_from_the_kernel_and_the_library(case: str) 
         a, b = base, base[:5_000] + base[12_000:] + base[5_000:12_000]
     ops = compiled(a, b)
     assert ops == library(a, b)
-    assert _rebuilds(ops, a, b)
+    assert_ops_rebuild(ops, a, b)
 
 
 def test_short_texts_are_aligned_by_one_diff_as_before() -> None:

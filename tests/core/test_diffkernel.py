@@ -18,6 +18,7 @@ import pytest
 from neardup_gui.core import _diffkernel as kernel
 from neardup_gui.core.diffspans import STEPS_PER_SECOND
 from neardup_gui.core.normalize import codepoints
+from engine_kit import assert_ops_rebuild
 
 SYMBOL = {kernel.EQUAL: "=", kernel.DELETE: "-", kernel.INSERT: "+"}
 
@@ -89,19 +90,7 @@ def test_ops_rebuild_both_texts_and_a_spent_budget_gives_a_coarser_but_valid_ali
     full, coarse = compiled(a, b), compiled(a, b, budget=1000)
     assert len(coarse) < len(full)  # the search stopped early, as the library's clock would stop it
     for ops in (full, coarse):
-        left = right = ""
-        i = j = 0
-        for op, n in ops:
-            assert n > 0
-            if op != "+":
-                left += a[i : i + n]
-                i += n
-            if op != "-":
-                right += b[j : j + n]
-                j += n
-            if op == "=":
-                assert a[i - n : i] == b[j - n : j]
-        assert (left, right) == (a, b)
+        assert_ops_rebuild(ops, a, b)
 
 
 def test_a_kernel_that_fails_to_load_leaves_every_alignment_to_the_library(monkeypatch) -> None:
