@@ -183,6 +183,8 @@ class KnownFiles(Mapping[str, KnownFile]):
         self.times, self.inodes = times.astype(np.int64, copy=False), inodes.astype(np.uint64, copy=False)
         self._status, self._messages, self._mtimes = status, dict(messages), mtimes
         self._shas, self._encodings, self._chars, self._extractors = shas, encodings, chars, extractors
+        # The last screen's manifest lines and session digests of these rows (``io.carry``), when stored.
+        self.carried: Any = None
         self._index: dict[str, int] = {}
         for part in slices_giving_way(zip(paths, range(n)), _COLUMN_SLICE):  # one call: 10-20 ms of GIL
             self._index.update(part)
@@ -357,6 +359,9 @@ class LoadedCorpus:
         stamps: path -> ``file_stamp`` of every file read or taken over, as the scan found it.
         trusted: Paths of the files taken over from ``known`` without being read.
         started_ns: When the scan started (``time.time_ns()``).
+        known_at: path -> its row in ``known`` (``KnownFiles`` order), for the files in ``trusted``.
+        carried: ``known``'s ``KnownFiles.carried`` (``io.carry.CarriedRows``: the last screen's
+            manifest lines and session digests of those rows), or None.
     """
 
     root: Path
@@ -366,6 +371,8 @@ class LoadedCorpus:
     stamps: dict[str, tuple[int, ...]] = field(default_factory=dict)
     trusted: frozenset[str] = frozenset()
     started_ns: int = 0
+    known_at: Mapping[str, int] = field(default_factory=dict)
+    carried: Any = None
 
     def counts(self) -> dict[str, int]:
         """Number of documents per status."""
@@ -390,10 +397,15 @@ class LoadedCorpus:
     def known_rows(self) -> list[tuple[Any, ...]]:
         """``known_files`` as plain tuples, ``(path, *KnownFile fields)``: what the prepare cache
         stores made without 100,000 ``KnownFile`` objects (0.1 s of their own inside a screen)."""
+        return self.known_rows_at()[1]
+
+    def known_rows_at(self) -> tuple[list[int], list[tuple[Any, ...]]]:
+        """``known_rows``, and where each row's document is in ``documents``."""
         limit = self.started_ns - SETTLE_NS
         get = self.stamps.get
         out: list[tuple[Any, ...]] = []
-        for d in self.documents:
+        at: list[int] = []
+        for n, d in enumerate(self.documents):
             stamp = get(d.path)
             status = STATUS_OK if d.status == STATUS_NO_SHINGLES else d.status
             if stamp is None or not d.sha256 or status not in TRUSTABLE_STATUSES:
@@ -402,7 +414,8 @@ class LoadedCorpus:
                 continue
             out.append((d.path, stamp, status, d.message if status == d.status else "", d.size, d.mtime,
                         d.sha256, d.encoding, d.chars, d.extractor))  # fmt: skip
-        return out
+            at.append(n)
+        return at, out
 
 
 # ---------------------------------------------------------------------------
@@ -952,6 +965,8 @@ def scan_folder(
         found: list[tuple[Any, ...] | _ReadResult | None] = [None] * len(entries)
         files = [n for n, e in enumerate(entries) if not e.status]
         to_read: list[int] = []
+        known_at: dict[str, int] = {}  # path taken over unread -> its row in ``known``
+        carried = None
         if known:
             columns = KnownFiles.of(known)
             taken = columns.unchanged([shown[n][0] for n in files], [entries[n].stamp for n in files], max_bytes)
@@ -961,6 +976,8 @@ def scan_folder(
                     to_read.append(n)
                 else:
                     found[n] = row(i)
+                    known_at[shown[n][0]] = i
+            carried = columns.carried if known_at else None
             del columns, row, taken
         else:
             to_read = files
@@ -995,7 +1012,8 @@ def scan_folder(
     usable = {d.doc_id: d for d in documents if d.status == STATUS_OK}
     later = {i: d for i, d in usable.items() if d.path in rows.trusted}
     texts = SourceTexts(root_path, read, later, docs=usable)
-    corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, rows.stamps, frozenset(rows.trusted), started_ns)
+    corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, rows.stamps, frozenset(rows.trusted), started_ns,
+                          known_at, carried)  # fmt: skip
     # A row or more per file, emptied giving way: freed at once as this returned, they held the
     # interpreter 40-190 ms at 100,000 files (and a window waiting for it).
     for part in (entries, shown, found):

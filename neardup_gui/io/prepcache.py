@@ -35,6 +35,7 @@ from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import give_way
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
+from neardup_gui.io.carry import carried_rows
 from neardup_gui.io.corpus import KnownFile, KnownFiles
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ __all__ = [
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-10"
+_FORMAT = "neardup-prepare-cache-11"
 _STAGED_PREFIX, _STAGED_SUFFIX = ".prepare-", ".npz.tmp"
 
 
@@ -465,8 +466,10 @@ def _known_from(z: Any, read_key: str) -> KnownFiles | None:
     mtimes, chars = _tolist_sliced(z["known_mtime"]), _tolist_sliced(z["known_chars"])
     # ``np.char.decode`` took 86-200 ms for 100,000 hashes, decoding each ``bytes`` ~25 ms
     shas = [sha.decode("ascii") for sha in _tolist_sliced(z["known_sha"])]
-    return KnownFiles(paths, z["known_times"], z["known_inodes"], status, messages, mtimes, shas, encoding, chars,
-                      extractor)  # fmt: skip
+    known = KnownFiles(paths, z["known_times"], z["known_inodes"], status, messages, mtimes, shas, encoding, chars,
+                       extractor)  # fmt: skip
+    known.carried = carried_rows(z, len(paths))
+    return known
 
 
 def load_known(

@@ -194,18 +194,37 @@ def _columns(names: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class ManifestValues:
-    """A manifest's rows as the session stores them, with their digests (``manifest_values``)."""
+    """A manifest's rows as the session stores them: their digests, and their values when made
+    (``manifest_values``). Without values a row's are made when it is stored (a rescan stores the
+    ~1 % of rows that differ from the last run's)."""
 
     documents: Sequence[Document]
-    values: list[tuple[Any, ...]]
     digests: list[bytes]
+    values: list[tuple[Any, ...]] | None = None
+
+    def row(self, i: int) -> tuple[Any, ...]:
+        """Document ``i``'s values, as stored."""
+        return self.values[i] if self.values is not None else _doc_values(self.documents[i])
 
 
-def manifest_values(documents: Sequence[Document]) -> ManifestValues:
+def manifest_values(documents: Sequence[Document], digests: Sequence[bytes | None] | None = None) -> ManifestValues:
     """The values and digests ``ReviewSession.record_run`` stores for ``documents``: a caller
-    with time to spare before the run is recorded can make them then."""
-    values = [_doc_values(d) for part in slices_giving_way(documents, 1024) for d in part]
-    return ManifestValues(documents, values, _row_digests(values))
+    with time to spare before the run is recorded can make them then.
+
+    ``digests``: per document, its row's digest when known (``io.carry``: the row the last run
+    stored, carried over), else None; only the other rows' values are made then, and they are
+    not kept (``ManifestValues.row`` makes a row's values again if it is stored)."""
+    if digests is None:
+        values = [_doc_values(d) for part in slices_giving_way(documents, 1024) for d in part]
+        return ManifestValues(documents, _row_digests(values), values)
+    if len(digests) != len(documents):
+        raise ValueError("one digest (or None) per document")
+    missing = [i for i, d in enumerate(digests) if d is None]
+    made = _row_digests([_doc_values(documents[i]) for i in missing])
+    out = list(digests)
+    for i, d in zip(missing, made):
+        out[i] = d
+    return ManifestValues(documents, out)
 
 
 def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
@@ -580,7 +599,7 @@ class ReviewSession:
                 raise ValueError(f"run {run.run_id!r} is already in the session")
             if manifest is None or manifest.documents is not documents:
                 manifest = manifest_values(documents)
-            base, rows, removed = self._manifest_delta(conn, run.run_id, manifest.values, manifest.digests)
+            base, rows, removed = self._manifest_delta(conn, run.run_id, manifest)
             pairs_base, pair_rows, order = self._candidates_delta(conn, run.run_id, candidates, unchanged_from)
             conn.execute(
                 "INSERT INTO runs (run_id, source, started, finished, record_json, recorded_at, manifest_base, "
@@ -606,30 +625,31 @@ class ReviewSession:
 
     @staticmethod
     def _manifest_delta(
-        conn: sqlite3.Connection, run_id: str, values: list[tuple[Any, ...]], digests: list[bytes]
+        conn: sqlite3.Connection, run_id: str, manifest: ManifestValues
     ) -> tuple[str | None, list[tuple[Any, ...]], list[str]]:
-        """(base, rows to store, doc_ids removed) for a new run's manifest (``values``: each
-        document's values, doc_id first): against the latest complete manifest when at most
-        ``DELTA_SHARE`` of the rows differ, else (None, every row, []). Rows are compared by their
-        digests (reading 100,000 of them costs a tenth of reading the rows); the rows to store
-        are (run_id, *values, digest), in key order (appended to the table, not inserted)."""
-        picked = range(len(values))
+        """(base, rows to store, doc_ids removed) for a new run's manifest: against the latest
+        complete manifest when at most ``DELTA_SHARE`` of the rows differ, else (None, every row,
+        []). Rows are compared by their digests (reading 100,000 of them costs a tenth of reading
+        the rows); the rows to store are (run_id, *values, digest), in key order (appended to the
+        table, not inserted)."""
+        documents, digests = manifest.documents, manifest.digests
+        picked: Iterable[int] = range(len(documents))
         base = None
         removed: list[str] = []
         latest = conn.execute("SELECT run_id, manifest_base FROM runs ORDER BY seq DESC LIMIT 1").fetchone()
-        if latest is not None and values:
+        if latest is not None and documents:
             cursor = conn.cursor()
             cursor.row_factory = None
             stored = dict(cursor.execute("SELECT doc_id, row_digest FROM documents WHERE run_id = ?",
                                          (latest[1] or latest[0],)))  # fmt: skip
             get = stored.get
-            changed = [i for i, (v, d) in enumerate(zip(values, digests)) if get(v[0]) != d]
-            limit = DELTA_SHARE * len(values)
+            changed = [i for i, (d, digest) in enumerate(zip(documents, digests)) if get(d.doc_id) != digest]
+            limit = DELTA_SHARE * len(documents)
             if len(changed) <= limit:
-                gone = stored.keys() - {v[0] for v in values}
+                gone = stored.keys() - {d.doc_id for d in documents}
                 if len(changed) + len(gone) <= limit:
                     base, picked, removed = latest[1] or latest[0], changed, sorted(gone)
-        rows = [(run_id, *values[i], digests[i]) for i in picked]
+        rows = [(run_id, *manifest.row(i), digests[i]) for i in picked]
         rows.sort(key=itemgetter(1))
         return base, rows, removed
 

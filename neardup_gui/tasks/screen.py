@@ -27,19 +27,20 @@ from neardup_gui import __version__
 from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.memory import pauses_cycle_collector
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
-from neardup_gui.core.prepare import PrepareCache
+from neardup_gui.core.prepare import PrepareCache, cache_key
 from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import (
     CorpusError, LoadedCorpus, SourceTexts, check_integrity, check_share_pays, scan_folder,
 )  # fmt: skip
+from neardup_gui.io.carry import carry_arrays, carry_context, make_manifest
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
     CACHE_FILE, cache_arrays, known_row_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
 )  # fmt: skip
-from neardup_gui.io.session import ManifestValues, ReviewSession, manifest_values
+from neardup_gui.io.session import ManifestValues, ReviewSession
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +243,8 @@ def screen_folder(
         else None
     )
     try:
-        ahead = _OutputsAhead(corpus, read_key, caching) if out_path is not None else None
+        context = carry_context(source_path, Path(sidecar) if sidecar else None, cache_key(params))
+        ahead = _OutputsAhead(corpus, read_key, caching, context) if out_path is not None else None
         helper_of_check = helper or checker
         try:
             result = screen(
@@ -251,6 +253,8 @@ def screen_folder(
                 helper=helper, alongside=ahead, normalized=writer.add if writer is not None else None,
             )  # fmt: skip
             del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
+            if ahead is not None and ahead.documents is not result.documents:  # no time for it in the run
+                ahead(result.documents)  # (e.g. fewer than two documents to compare)
             # After the run every file is stat'ed (from CHECK_SHARE_MIN files, half of them by the
             # verification helper or the rescan's light one); one whose stamp moved since it was read,
             # or written just before the scan, is hashed again (reread: every file is).
@@ -277,6 +281,8 @@ def screen_folder(
         counts.update(result.counts)
         notes = list(result.notes)
         counts["unchanged_files_not_read"] = len(corpus.trusted)
+        if ahead is not None:
+            counts["manifest_rows_carried"] = ahead.carried
         if corpus.trusted:
             notes.append(
                 f"{len(corpus.trusted)} file(s) unchanged since the last screen into this workspace (same size, "
@@ -325,11 +331,11 @@ def screen_folder(
             # interpreter up at every row: each row then waited for the other thread's time slice
             # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
             assert ahead is not None
-            made = ahead if ahead.documents is result.documents else None
+            made = ahead
             arrays = None
             if result.cache is not None:
                 memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
-                known = made.known if made is not None else None
+                known = made.known
                 if known is None:
                     known = known_row_arrays(corpus.known_rows(), read_key)
                 arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
@@ -385,7 +391,7 @@ def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead 
     window waiting for it)."""
     rows: list[list[Any] | dict[str, Any]] = [stamps, corpus.stamps]
     if ahead is not None and ahead.manifest is not None:
-        rows += [ahead.manifest.values, ahead.manifest.digests]
+        rows += [part for part in (ahead.manifest.values, ahead.manifest.digests) if part is not None]
     if result.cache is not None:
         rows += [result.cache.samples, result.cache.hits, result.cache.shas, result.cache.digests]
         memo = result.cache.containment
@@ -512,22 +518,26 @@ class _Prelink:
 class _OutputsAhead:
     """Parts of a workspace's outputs made from the manifest alone (``screen``'s ``alongside``),
     while the screen waits for its containment index on the other thread (~1 s at 100,000 files
-    of interpreter time that would otherwise come after the run)."""
+    of interpreter time that would otherwise come after the run). A rescan carries the rows of
+    files taken over unread from the last screen's (``io.carry``)."""
 
-    def __init__(self, corpus: LoadedCorpus, read_key: str, with_cache: bool) -> None:
-        self._corpus, self._read_key, self._with_cache = corpus, read_key, with_cache
+    def __init__(self, corpus: LoadedCorpus, read_key: str, with_cache: bool, context: str = "") -> None:
+        self._corpus, self._read_key, self._with_cache, self._context = corpus, read_key, with_cache, context
         # Set together by the call: ``documents`` is None until then.
         self.documents: tuple[Document, ...] | None = None
         self.manifest_csv = b""
         self.manifest: ManifestValues | None = None
+        self.carried = 0  # rows carried over
         self.known: dict[str, np.ndarray] | None = None  # only with the cache
 
     def __call__(self, documents: tuple[Document, ...]) -> None:
+        corpus = self._corpus
+        made = make_manifest(documents, corpus.carried, corpus.known_at, self._context)
         self.documents = documents
-        self.manifest_csv = manifest_csv(documents)
-        self.manifest = manifest_values(documents)
+        self.manifest_csv, self.manifest, self.carried = made.csv, made.values, made.carried
         if self._with_cache:
-            self.known = known_row_arrays(self._corpus.known_rows(), self._read_key)
+            positions, rows = corpus.known_rows_at()
+            self.known = {**known_row_arrays(rows, self._read_key), **carry_arrays(made, positions, self._context)}
 
 
 def manifest_csv(documents: Sequence[Document]) -> bytes:
