@@ -11,7 +11,9 @@ interpreter, which the containment index on the other thread waited for.
 
 Before anything is carried, a sample of the rows (``CARRY_CHECKS``) is made afresh and compared
 with what would be carried; one difference and nothing is (the rows are made as without a
-cache, and a warning is logged). The outputs are the same either way; tests hold them so.
+cache, and a warning is logged). The stored lines are carried unescaped, so a stored cell that a
+spreadsheet would run as a formula also stops all carrying (``_formula_free``). The outputs are
+the same either way; tests hold them so.
 
 No Qt here.
 """
@@ -30,6 +32,7 @@ import numpy as np
 
 from neardup_gui.core.records import Document
 from neardup_gui.io import outputs
+from neardup_gui.io.cellsafe import FORMULA_PREFIXES
 from neardup_gui.io.session import ManifestValues, manifest_values
 
 log = logging.getLogger(__name__)
@@ -41,6 +44,7 @@ __all__ = ["CARRY_CHECKS", "CarriedRows", "ManifestMade", "carry_arrays", "carri
 CARRY_CHECKS = 64
 _DIGEST = 16  # bytes of a session row digest
 _HEADER = outputs.csv_bytes(outputs.MANIFEST_COLUMNS, [])
+_FORMULA_BYTES = np.frombuffer("".join(FORMULA_PREFIXES).encode("ascii"), dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -167,7 +171,8 @@ def make_manifest(
     fresh_at = np.append(fresh_at, fresh_at[-1])  # an index for the carried rows to read harmlessly
     starts = np.where(kept, carried.offsets[row], fresh_at[np.maximum(k - 1, 0)])
     ends = np.where(kept, carried.offsets[row + 1], fresh_at[k])
-    data = _HEADER + _joined([memoryview(carried.lines), memoryview(fresh_data)], (~kept).astype(np.int64), starts, ends)
+    sources = [memoryview(carried.lines), memoryview(fresh_data)]
+    data = _HEADER + _joined(sources, (~kept).astype(np.int64), starts, ends)
     offsets = np.zeros(len(at) + 1, dtype=np.int64)
     np.cumsum(ends - starts, out=offsets[1:])
     offsets += len(_HEADER)
@@ -219,4 +224,26 @@ def carried_rows(z: Mapping[str, np.ndarray], rows: int) -> CarriedRows | None:
         return None
     if offsets.size != rows + 1 or len(digests) != rows * _DIGEST or (rows and offsets[-1] != lines.size):
         return None
+    if not _formula_free(lines):
+        log.warning("the manifest rows stored with the prepare cache hold a cell a spreadsheet would run; made afresh")
+        return None
     return CarriedRows(context, digests, lines, offsets)
+
+
+def _formula_free(lines: np.ndarray) -> bool:
+    """Whether no cell of these CSV lines (uint8) starts, inside its quotes if quoted, with what a
+    spreadsheet reads as a formula (``cellsafe.FORMULA_PREFIXES``). The lines are carried into
+    ``manifest.csv`` as they are, never through ``cellsafe.csv_cell`` again: a cache edited by
+    hand (or by anything else) must not put a formula there."""
+    if lines.size == 0:
+        return True
+    outside = ~np.bitwise_xor.accumulate(lines == 34)  # after an even count of quotes
+    # A cell starts the data, or follows a comma or a line end outside quotes (a field holding a
+    # comma, CR or LF is quoted).
+    starts = np.concatenate(([0], np.flatnonzero((((lines == 44) | (lines == 10)) & outside)[:-1]) + 1))
+    first = lines[starts]
+    quoted = first == 34
+    content = np.where(quoted, lines[np.minimum(starts + 1, lines.size - 1)], first)
+    # An unquoted cell starting with CR is the empty last cell before its line's CRLF.
+    danger = np.isin(content, _FORMULA_BYTES) & (quoted | (first != 13))
+    return not bool(danger.any())

@@ -67,7 +67,8 @@ def _rescan_changes(src: Path) -> None:
     time.sleep(0.06)
     with open(src / "甲" / "03.txt", "a", encoding="utf-8") as fh:
         fh.write("又补充了一句。")
-    (src / "乙" / "新稿.txt").write_text((src / "甲" / "05.txt").read_text(encoding="utf-8") + "新", encoding="utf-8")
+    added = (src / "甲" / "05.txt").read_text(encoding="utf-8") + "新"
+    (src / "乙" / "新稿.txt").write_text(added, encoding="utf-8")
     (src / "甲" / "07.txt").unlink()
     time.sleep(0.1)
 
@@ -123,7 +124,9 @@ def test_a_rescan_carries_unchanged_rows_and_writes_what_it_would_make(folder: P
     assert (carry / "manifest.csv").read_bytes() == manifest
 
 
-def test_nothing_is_carried_once_the_sidecar_changed(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_is_carried_once_the_sidecar_changed(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # One row checked before carrying (the first, not the one the sidecar changes): the context decides.
     monkeypatch.setattr(carry_mod, "CARRY_CHECKS", 1)
     out = tmp_path / "ws"
@@ -152,7 +155,7 @@ def test_nothing_is_carried_in_another_time_zone(folder: Path, tmp_path: Path, m
             zone.setenv("TZ", "Europe/Berlin")
             time.tzset()
             again = screen_folder(folder, PARAMS, out_dir=out)
-            fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+            screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
     finally:
         time.tzset()
     assert again.run.counts["unchanged_files_not_read"] > 30 and again.run.counts["manifest_rows_carried"] == 0
@@ -179,7 +182,7 @@ def test_stored_rows_that_disagree_with_the_files_are_not_carried(
         np.savez(fh, **arrays)
     with caplog.at_level(logging.WARNING, logger="neardup_gui.io.carry"):
         again = screen_folder(folder, PARAMS, out_dir=out)
-    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
     assert again.run.counts["unchanged_files_not_read"] > 30 and again.run.counts["manifest_rows_carried"] == 0
     assert "differ from the files' rows" in caplog.text
     assert (out / "manifest.csv").read_bytes() == (tmp_path / "fresh" / "manifest.csv").read_bytes()
@@ -241,3 +244,46 @@ def test_the_carry_context_names_the_source_sidecar_parameters_and_time_zone(
     finally:
         time.tzset()
     assert len({here, *others}) == 1 + len(others)
+
+
+def test_a_stored_row_with_a_formula_cell_is_never_carried(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The carried lines go into manifest.csv unescaped: a cache edited to hold a cell a
+    spreadsheet would run is not carried, even where the sample made afresh would not look."""
+    monkeypatch.setattr(carry_mod, "CARRY_CHECKS", 1)  # the first row (=1+1.txt) only
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    path = out / CACHE_FILE
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    lines = arrays["carry_lines"].copy()
+    data = lines.tobytes()
+    row = data.find("甲/02.txt".encode())
+    at = data.find(b",utf-8,", row)
+    assert 0 < row < at < data.find(b"\r\n", row)
+    lines[at + 1] = ord("=")  # its encoding cell: "=tf-8"
+    arrays["carry_lines"] = lines
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    with caplog.at_level(logging.WARNING, logger="neardup_gui.io.carry"):
+        again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["unchanged_files_not_read"] > 30 and again.run.counts["manifest_rows_carried"] == 0
+    assert "a spreadsheet would run" in caplog.text
+    manifest = (out / "manifest.csv").read_bytes()
+    assert b"=tf-8" not in manifest
+    screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert manifest == (tmp_path / "fresh" / "manifest.csv").read_bytes()
+
+
+@pytest.mark.parametrize("cells, free", [
+    (["a", "", "b"], True), (["", ""], True), (["'=x", "1"], True), (['say "=x"', "y"], True),
+    (["x", "=1"], False), (["+1"], False), (["-1", "a"], False), (["@x"], False), (["\tx"], False),
+    (["\rx"], False), (['"=x" inside', "q,=x"], True), (["ok", "\n=x"], True),
+])  # fmt: skip
+def test_formula_cells_are_found_in_csv_lines(cells: list[str], free: bool) -> None:
+    from neardup_gui.io.carry import _formula_free
+
+    buf = io.StringIO(newline="")
+    csv.writer(buf, lineterminator="\r\n").writerows([["head", "x"], cells, ["tail", ""]])
+    assert _formula_free(np.frombuffer(buf.getvalue().encode("utf-8"), dtype=np.uint8)) is free
