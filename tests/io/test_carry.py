@@ -73,6 +73,17 @@ def _rescan_changes(src: Path) -> None:
     time.sleep(0.1)
 
 
+def _edit_carried_lines(workspace: Path, edit) -> None:
+    """Rewrite the workspace's cache with ``edit(lines)`` (a writable copy of its carried lines)."""
+    path = workspace / CACHE_FILE
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in z.files}
+    arrays["carry_lines"] = arrays["carry_lines"].copy()
+    edit(arrays["carry_lines"])
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
 def _without_carried_rows(workspace: Path) -> None:
     """Rewrite the workspace's cache without its carried rows (as a version before them wrote it)."""
     path = workspace / CACHE_FILE
@@ -170,16 +181,13 @@ def test_stored_rows_that_disagree_with_the_files_are_not_carried(
 ) -> None:
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS, out_dir=out)
-    path = out / CACHE_FILE
-    with np.load(path) as z:
-        arrays = {name: z[name] for name in z.files}
-    lines = arrays["carry_lines"].copy()
-    at = lines.tobytes().find("甲/02.txt".encode())
-    assert at > 0
-    lines[at + len("甲/".encode())] = ord("9")  # one stored row names another file
-    arrays["carry_lines"] = lines
-    with open(path, "wb") as fh:
-        np.savez(fh, **arrays)
+
+    def rename(lines: np.ndarray) -> None:
+        at = lines.tobytes().find("甲/02.txt".encode())
+        assert at > 0
+        lines[at + len("甲/".encode())] = ord("9")  # one stored row names another file
+
+    _edit_carried_lines(out, rename)
     with caplog.at_level(logging.WARNING, logger="neardup_gui.io.carry"):
         again = screen_folder(folder, PARAMS, out_dir=out)
     screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
@@ -254,18 +262,15 @@ def test_a_stored_row_with_a_formula_cell_is_never_carried(
     monkeypatch.setattr(carry_mod, "CARRY_CHECKS", 1)  # the first row (=1+1.txt) only
     out = tmp_path / "ws"
     screen_folder(folder, PARAMS, out_dir=out)
-    path = out / CACHE_FILE
-    with np.load(path) as z:
-        arrays = {name: z[name] for name in z.files}
-    lines = arrays["carry_lines"].copy()
-    data = lines.tobytes()
-    row = data.find("甲/02.txt".encode())
-    at = data.find(b",utf-8,", row)
-    assert 0 < row < at < data.find(b"\r\n", row)
-    lines[at + 1] = ord("=")  # its encoding cell: "=tf-8"
-    arrays["carry_lines"] = lines
-    with open(path, "wb") as fh:
-        np.savez(fh, **arrays)
+
+    def formula(lines: np.ndarray) -> None:
+        data = lines.tobytes()
+        row = data.find("甲/02.txt".encode())
+        at = data.find(b",utf-8,", row)
+        assert 0 < row < at < data.find(b"\r\n", row)
+        lines[at + 1] = ord("=")  # its encoding cell: "=tf-8"
+
+    _edit_carried_lines(out, formula)
     with caplog.at_level(logging.WARNING, logger="neardup_gui.io.carry"):
         again = screen_folder(folder, PARAMS, out_dir=out)
     assert again.run.counts["unchanged_files_not_read"] > 30 and again.run.counts["manifest_rows_carried"] == 0
