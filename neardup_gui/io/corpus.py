@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -88,6 +88,9 @@ from neardup_gui.io.walk import (
     stat_quiet,
     walk_folder,
 )
+
+if TYPE_CHECKING:  # io.carry imports io.session, which this module need not load
+    from neardup_gui.io.carry import CarriedRows
 
 __all__ = [
     "CHECK_SHARE_MIN",
@@ -184,7 +187,7 @@ class KnownFiles(Mapping[str, KnownFile]):
         self._status, self._messages, self._mtimes = status, dict(messages), mtimes
         self._shas, self._encodings, self._chars, self._extractors = shas, encodings, chars, extractors
         # The last screen's manifest lines and session digests of these rows (``io.carry``), when stored.
-        self.carried: Any = None
+        self.carried: CarriedRows | None = None
         self._index: dict[str, int] = {}
         for part in slices_giving_way(zip(paths, range(n)), _COLUMN_SLICE):  # one call: 10-20 ms of GIL
             self._index.update(part)
@@ -372,7 +375,7 @@ class LoadedCorpus:
     trusted: frozenset[str] = frozenset()
     started_ns: int = 0
     known_at: Mapping[str, int] = field(default_factory=dict)
-    carried: Any = None
+    carried: CarriedRows | None = None
 
     def counts(self) -> dict[str, int]:
         """Number of documents per status."""
@@ -611,6 +614,7 @@ def _read_all(
 # way), at 100,000 it saves ~1.1 s of ~4.5 (scan_folder, warm page cache).
 READ_HELPER_MIN_FILES = 30_000
 _HELPER_CHUNK = 256  # files per claim; both processes take chunks from one shared counter
+
 log = logging.getLogger(__name__)
 
 

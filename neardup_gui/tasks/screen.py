@@ -243,8 +243,10 @@ def screen_folder(
         else None
     )
     try:
-        context = carry_context(source_path, Path(sidecar) if sidecar else None, cache_key(params))
-        ahead = _OutputsAhead(corpus, read_key, caching, context) if out_path is not None else None
+        ahead = None
+        if out_path is not None:
+            context = carry_context(source_path, Path(sidecar) if sidecar else None, cache_key(params))
+            ahead = _OutputsAhead(corpus, read_key, caching, context)
         helper_of_check = helper or checker
         try:
             result = screen(
@@ -330,17 +332,14 @@ def screen_folder(
             # they held the interpreter while the session's rows went in, and SQLite gives the
             # interpreter up at every row: each row then waited for the other thread's time slice
             # (record_run 0.6 -> 1.5 s at 100,000 files). Writing the file mostly waits for the disk.
-            assert ahead is not None
-            made = ahead
+            assert ahead is not None and ahead.documents is result.documents
             arrays = None
             if result.cache is not None:
+                assert ahead.known is not None  # a cache is kept only when caching: made with the manifest
                 memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
-                known = made.known
-                if known is None:
-                    known = known_row_arrays(corpus.known_rows(), read_key)
                 arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                                      known_made=known, earlier_pairs=previous)  # fmt: skip
-                del memo, known
+                                      known_made=ahead.known, earlier_pairs=previous)  # fmt: skip
+                del memo
             # The pairs taken over unchanged from the last screen: the session has their rows already.
             unchanged = _taken_over_unchanged(outcome.candidates, previous)
             # Held only by the box until the writing thread takes it, so the cache's arrays are freed as
@@ -357,7 +356,7 @@ def screen_folder(
 
                 try:
                     write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
-                                         alongside=stage if box else None, made=made, unchanged_from=unchanged,
+                                         alongside=stage if box else None, made=ahead, unchanged_from=unchanged,
                                          normalized_ahead=prelink or writer,
                                          remove_old=_removed_by(checker))  # fmt: skip
                 except BaseException:
