@@ -184,6 +184,19 @@ def _is_regular(entry: os.DirEntry[str]) -> bool:
 
 
 _name = operator.attrgetter("name")
+_stat = os.stat
+_S_ISREG = stat.S_ISREG
+
+
+def _wanted(include: tuple[str, ...], exclude: tuple[str, ...]) -> Callable[[str, str], bool]:
+    """``(name, relpath) -> bool``: is a file with that name and path to be read by the patterns
+    (matched by ``include``, not by ``exclude``)? As ``_classify`` decides, in one call per file
+    (for the usual ``*.txt``-like patterns and no exclusions, one ``str.endswith``)."""
+    suffixes = _suffixes(include) if include else None
+    if suffixes is not None and not exclude:
+        return lambda name, rel: name.lower().endswith(suffixes)
+    return lambda name, rel: not matches_any(name, rel, exclude) and matches_any(name, rel, include)
+
 
 # Within a large folder, how many entries between two reports of the listing's progress.
 LIST_REPORT_EVERY = 4096
@@ -224,6 +237,7 @@ def walk_folder(
     # (directory to list, its relative path, real paths of it and its ancestors)
     stack: list[tuple[str, str, frozenset[str]]] = [(root_str, "", frozenset({root_str}))]
     progress.report("list", 0, 0)
+    wanted = _wanted(tuple(include), tuple(exclude))
     while stack:
         progress.check()
         dir_path, dir_rel, chain = stack.pop()
@@ -239,7 +253,28 @@ def walk_folder(
         prefix, source_id = (f"{dir_rel}/", dir_rel.split("/", 1)[0]) if dir_rel else ("", root_source)
         for entry in entries:
             give_way()  # a stat per entry: such loops keep a waiting window thread out otherwise
-            rel = prefix + entry.name
+            name = entry.name
+            rel = prefix + name
+            # Most entries are files to read: a regular file (as listed; not a link), not hidden,
+            # wanted by the patterns. Their row is made here with one stat (and none without
+            # ``stat_files``); every other entry, and a file whose stat fails or finds no regular
+            # file, is classified by ``_classify`` (which stats it again).
+            if name[0] != "." and _is_regular(entry) and wanted(name, rel):
+                if not stat_files:
+                    found.append(WalkEntry(rel, source_id, entry.path))
+                    if len(found) % LIST_REPORT_EVERY == 0:
+                        progress.report("list", len(found), 0)
+                    continue
+                try:
+                    st = _stat(entry.path)
+                except OSError:
+                    st = None
+                if st is not None and _S_ISREG(st.st_mode):
+                    found.append(WalkEntry(rel, source_id, entry.path, False, "", "", st.st_size, st.st_mtime,
+                                           (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
+                    if len(found) % LIST_REPORT_EVERY == 0:
+                        progress.report("list", len(found), 0)
+                    continue
             row = WalkEntry(rel, source_id, entry.path)
             found.append(row)
             subdir = _classify(row, entry, root, chain, include, exclude, stat_files)

@@ -36,7 +36,8 @@ from neardup_gui.io.corpus import (
     read_document_text,
     scan_folder,
 )
-from neardup_gui.io.walk import matches_any, matching_pattern
+from neardup_gui.io import walk as walk_mod
+from neardup_gui.io.walk import matches_any, matching_pattern, walk_folder
 
 SIMPLIFIED = (
     "今天上午，市政府召开新闻发布会，介绍了今年第一季度全市经济运行情况。"
@@ -326,6 +327,33 @@ def test_one_and_two_workers_give_the_same_manifest(full_source: Path) -> None:
     assert one.texts == two.texts
 
 
+@pytest.mark.parametrize("stat_files", [True, False])
+@pytest.mark.parametrize(
+    ("include", "exclude", "nested_read"),
+    [
+        (("*.txt", "*.md"), (), True), (("*.TXT",), ("*gb*",), False), (("news/*",), (), True),
+        (("*",), ("misc",), True), (("*.md",), ("news/deep/*",), False), ((), (), False),
+    ],
+)
+def test_files_to_read_are_listed_as_every_entry_is_classified(
+    full_source: Path, monkeypatch: pytest.MonkeyPatch, include: tuple[str, ...], exclude: tuple[str, ...],
+    nested_read: bool, stat_files: bool,
+) -> None:
+    # The walk makes the rows of plain files to read itself, without ``_classify``: the listing
+    # (statuses, messages, sizes, times, stamps, paths to open) must be the one that classifying
+    # every entry gives, whatever the patterns, hidden entries, links, a loop and a pipe.
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(full_source / "misc" / "pipe.txt")
+    (full_source / "misc" / ".hidden.md").write_text("隐藏", encoding="utf-8")
+    quick = walk_folder(full_source.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files)
+    monkeypatch.setattr(walk_mod, "_wanted", lambda include, exclude: lambda name, rel: False)
+    classified = walk_folder(full_source.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files)
+    assert quick == classified
+    to_read = {e.rel for e in quick if not e.status}
+    assert ("news/deep/nested.md" in to_read) == nested_read  # the patterns were applied
+    assert "misc/pipe.txt" not in to_read and "misc/.hidden.md" not in to_read
+
+
 def test_file_that_disappears_before_reading_is_unreadable(source: Path) -> None:
     victim = source / "news" / "big5.txt"
 
@@ -367,6 +395,27 @@ def test_file_replaced_by_a_pipe_after_the_listing_is_not_waited_on(source: Path
     assert not worker.is_alive(), "the scan blocked opening a pipe"
     doc = by_path(result[0])["news/big5.txt"]
     assert doc.status == "excluded" and "not a regular file" in doc.message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_file_replaced_by_a_pipe_between_listing_and_stat_is_not_a_file_to_read(
+    source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rescan's walk stats each file it lists: one listed as a file and a pipe by the time it is
+    # stat'ed gets the pipe's row, not a row to read.
+    victim = source / "news" / "big5.txt"
+    real_stat = walk_mod._stat
+
+    def stat_after_swap(path, *args, **kwargs):
+        if os.fspath(path) == str(victim.resolve()) and victim.is_file():
+            victim.unlink()
+            os.mkfifo(victim)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(walk_mod, "_stat", stat_after_swap)
+    rows = {e.rel: e for e in walk_folder(source.resolve(), ("*.txt",), (), CallbackProgress(), stat_files=True)}
+    assert rows["news/big5.txt"].status == "excluded" and "not a regular file" in rows["news/big5.txt"].message
+    assert rows["news/gb18030.txt"].status == "" and rows["news/gb18030.txt"].stamp is not None
 
 
 @pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs arbitrary bytes in file names")
