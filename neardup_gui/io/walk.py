@@ -256,25 +256,16 @@ def walk_folder(
             name = entry.name
             rel = prefix + name
             # Most entries are files to read: a regular file (as listed; not a link), not hidden,
-            # wanted by the patterns. Their row is made here with one stat (and none without
-            # ``stat_files``); every other entry, and a file whose stat fails or finds no regular
-            # file, is classified by ``_classify`` (which stats it again).
+            # wanted by the patterns. Their row is made here (``_plain_file``); every other entry,
+            # and a file whose stat fails or finds no regular file, is classified by ``_classify``.
+            plain = None
             if name[0] != "." and _is_regular(entry) and wanted(name, rel):
-                if not stat_files:
-                    found.append(WalkEntry(rel, source_id, entry.path))
-                    if len(found) % LIST_REPORT_EVERY == 0:
-                        progress.report("list", len(found), 0)
-                    continue
-                try:
-                    st = _stat(entry.path)
-                except OSError:
-                    st = None
-                if st is not None and _S_ISREG(st.st_mode):
-                    found.append(WalkEntry(rel, source_id, entry.path, False, "", "", st.st_size, st.st_mtime,
-                                           (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)))
-                    if len(found) % LIST_REPORT_EVERY == 0:
-                        progress.report("list", len(found), 0)
-                    continue
+                plain = _plain_file(rel, source_id, entry.path, stat_files)
+            if plain is not None:
+                found.append(plain)
+                if len(found) % LIST_REPORT_EVERY == 0:
+                    progress.report("list", len(found), 0)
+                continue
             row = WalkEntry(rel, source_id, entry.path)
             found.append(row)
             subdir = _classify(row, entry, root, chain, include, exclude, stat_files)
@@ -286,6 +277,21 @@ def walk_folder(
         stack.extend(reversed(subdirs))
         progress.report("list", len(found), 0)
     return found
+
+
+def _plain_file(rel: str, source_id: str, path: str, stat_files: bool) -> WalkEntry | None:
+    """The row of a file to read that the listing shows as regular (with its stat when
+    ``stat_files``), or None when its stat fails or finds something else (swapped meanwhile):
+    ``_classify`` then says what it is."""
+    if not stat_files:
+        return WalkEntry(rel, source_id, path)
+    try:
+        st = _stat(path)
+    except OSError:
+        return None
+    if not _S_ISREG(st.st_mode):
+        return None
+    return WalkEntry(rel, source_id, path, False, "", "", st.st_size, st.st_mtime, file_stamp(st))
 
 
 def _classify(
