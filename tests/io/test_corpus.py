@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import FILE_STATUSES, Document
+from neardup_gui.io import walk as walk_mod
 from neardup_gui.io.corpus import (
     BinaryContentError,
     CorpusError,
@@ -36,7 +37,6 @@ from neardup_gui.io.corpus import (
     read_document_text,
     scan_folder,
 )
-from neardup_gui.io import walk as walk_mod
 from neardup_gui.io.walk import matches_any, matching_pattern, walk_folder
 
 SIMPLIFIED = (
