@@ -1,7 +1,7 @@
 """Loading the compiled kernels (numba) before they are needed, without stalling a window.
 
 ``load_kernels`` imports numba and runs each kernel once (MinHash signatures and band keys, the
-containment index's sort and counts, the batch preparation, the diff), which loads their machine
+containment index's sort and counts, the batch preparation, the diff, the walk's stats), which loads their machine
 code from numba's cache: ~1 s when the cache is warm. When it is cold (the first start after an
 installation or an upgrade) numba compiles them instead, ~30 s of mostly Python work holding the
 GIL: a window warming up in a thread then stalls for up to a quarter of a second at a time. ``warm_up`` avoids that: on a cold cache it
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import sys
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,8 @@ _INDEXES = (
     ("methods/_sortkernel.py", "_sortkernel.radix_argsort-*.nbi"),
     ("_prepkernel.py", "_prepkernel.prepare_batch-*.nbi"),
     ("_diffkernel.py", "_diffkernel.verify_batch-*.nbi"),
+    # the rescan walk's stats (io.fstat): compiled on Linux only
+    *((("_statkernel.py", "_statkernel.statx_names-*.nbi"),) if sys.platform.startswith("linux") else ()),
 )
 _CHILD_TIMEOUT_S = 600.0
 
@@ -59,6 +62,9 @@ def load_kernels() -> bool:
         from neardup_gui.core.prepare import load_compiled
 
         load_compiled()
+        from neardup_gui.io.fstat import load_kernel as load_stat_kernel
+
+        load_stat_kernel()  # a rescan's walk (Linux only; elsewhere nothing to load)
         from neardup_gui.core.diffspans import load_kernel
 
         return load_kernel()  # the diff: pairs drawn in the window and aligned by a screen

@@ -77,6 +77,7 @@ from neardup_gui.io.extract import (
     extractor_for,
     reextract,
 )
+from neardup_gui.io.fstat import BATCH_MIN, batch_available, stat_regular
 from neardup_gui.io.sidecar import SIDECAR_COLUMNS, apply_sidecar, check_unique_ids
 from neardup_gui.io.walk import (
     CorpusError,
@@ -1065,9 +1066,11 @@ def check_integrity(
     total = len(documents)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
     # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
-    # Another process can take a share of the stats, though (~3 µs each, most of it Python).
+    # Another process can take a share of the stats, though (~3 µs each, most of it Python),
+    # unless they are made here in one call without the GIL (io.fstat: 100,000 in ~0.2 s; sharing
+    # them then measured no faster, in a first screen or a rescan).
     cut, elsewhere = total, None
-    if share is not None and len(stamps) >= CHECK_SHARE_MIN:
+    if share is not None and len(stamps) >= CHECK_SHARE_MIN and not batch_available():
         cut = total // 2
         shared = [n for n in range(cut, total) if documents[n].sha256 and documents[n].path in stamps]
         paths = [documents[n].path for n in shared]
@@ -1076,6 +1079,9 @@ def check_integrity(
         if elsewhere is None:
             cut = total
     stamp_of = _Stamper(root_path, root_text)
+    # This process's share stat'ed in one call without the GIL where it can be (io.fstat): the
+    # light helper's share comes back meanwhile through a thread of this process.
+    now = _stamps_now(root_text, documents, stamps, cut)
     try:
         for n, doc in enumerate(documents):
             if n % 512 == 0:
@@ -1084,7 +1090,8 @@ def check_integrity(
                 continue
             progress.check()
             stamp = stamps.get(doc.path)
-            if stamp is not None and (n >= cut or stamp_of(doc.path) == stamp):
+            if stamp is not None and (n >= cut or (now[n] if now is not None and now[n] is not None
+                                                   else stamp_of(doc.path)) == stamp):  # fmt: skip
                 continue
             what = _changed(root_path, root_text, doc)
             if what:
@@ -1114,8 +1121,30 @@ CHECK_SHARE_MIN = 20_000
 
 def check_share_pays(stamped: int) -> bool:
     """Whether a process started only to take ``check_integrity``'s share pays for this many files
-    with a stamp on this machine (its start-up takes ~0.2 s of a core that a rescan leaves idle)."""
-    return stamped >= CHECK_SHARE_MIN and usable_cores() >= 2
+    with a stamp on this machine (its start-up takes ~0.2 s of a core that a rescan leaves idle;
+    not where the stats are made in one call, which ``check_integrity`` then does not share)."""
+    return stamped >= CHECK_SHARE_MIN and usable_cores() >= 2 and not batch_available()
+
+
+def _stamps_now(
+    root_text: str, documents: Sequence[Document], stamps: Mapping[str, tuple[int, ...]], cut: int
+) -> list[tuple[int, ...] | None] | None:
+    """Per document before ``cut`` with a stamp: its ``file_stamp`` now, stat'ed in one call
+    (``fstat.stat_regular``), or None where that call could not say (a path shown with ``\\xNN``,
+    a file that is gone or no longer regular: ``_Stamper`` then stats it on its own); None for
+    all when there are too few or the call cannot be made here."""
+    picks = [n for n in range(cut) if documents[n].sha256 and "\\x" not in documents[n].path
+             and documents[n].path in stamps]  # fmt: skip
+    if len(picks) < BATCH_MIN:
+        return None
+    rows = stat_regular(root_text, [documents[n].path for n in picks])
+    if rows is None:
+        return None
+    now: list[tuple[int, ...] | None] = [None] * cut
+    for n, row in zip(picks, rows):
+        if row is not None:
+            now[n] = row[2]
+    return now
 
 
 def _stamps_moved(root_text: str, paths: list[str], stamps: list[tuple[int, ...]]) -> list[int]:

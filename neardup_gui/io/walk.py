@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from neardup_gui.core.progress import Progress, give_way
 from neardup_gui.core.records import (
@@ -32,6 +33,7 @@ from neardup_gui.core.records import (
     STATUS_SKIPPED_LINK,
     STATUS_UNREADABLE,
 )
+from neardup_gui.io.fstat import BATCH_MIN, stat_regular
 from neardup_gui.io.paths import is_inside
 
 __all__ = [
@@ -251,15 +253,25 @@ def walk_folder(
         subdirs: list[tuple[str, str, frozenset[str]]] = []
         # The first folder level names the source; entries at the top level have the root's name.
         prefix, source_id = (f"{dir_rel}/", dir_rel.split("/", 1)[0]) if dir_rel else ("", root_source)
-        for entry in entries:
+        # Most entries are files to read: a regular file (as listed; not a link), not hidden,
+        # wanted by the patterns. Their row is made here; every other entry, and a file whose stat
+        # fails or finds no regular file, is classified by ``_classify``. A folder with many such
+        # files has them stat'ed in one call that does not hold the GIL (``io.fstat``).
+        batch = _batch_stats(dir_path, prefix, entries, wanted) if stat_files and len(entries) >= BATCH_MIN else None
+        for n, entry in enumerate(entries):
             give_way()  # a stat per entry: such loops keep a waiting window thread out otherwise
             name = entry.name
             rel = prefix + name
-            # Most entries are files to read: a regular file (as listed; not a link), not hidden,
-            # wanted by the patterns. Their row is made here (``_plain_file``); every other entry,
-            # and a file whose stat fails or finds no regular file, is classified by ``_classify``.
             plain = None
-            if name[0] != "." and _is_regular(entry) and wanted(name, rel):
+            if batch is not None:
+                got = batch[n]
+                if got is _NOT_PLAIN:
+                    pass
+                elif got is None:  # the batch could not say: as without it
+                    plain = _plain_file(rel, source_id, entry.path, stat_files)
+                else:
+                    plain = WalkEntry(rel, source_id, entry.path, False, "", "", *got)
+            elif name[0] != "." and _is_regular(entry) and wanted(name, rel):
                 plain = _plain_file(rel, source_id, entry.path, stat_files)
             if plain is not None:
                 found.append(plain)
@@ -277,6 +289,30 @@ def walk_folder(
         stack.extend(reversed(subdirs))
         progress.report("list", len(found), 0)
     return found
+
+
+_NOT_PLAIN = object()
+
+
+def _batch_stats(
+    dir_path: str, prefix: str, entries: list[os.DirEntry[str]], wanted: Callable[[str, str], bool]
+) -> list[Any] | None:
+    """Per entry of a folder: ``_NOT_PLAIN`` for one that is not a plain file to read (hidden, not
+    regular as listed, not wanted), else its ``(size, mtime, stamp)`` from one ``stat_regular``
+    call, or None where that call could not say; None for all when it cannot be made."""
+    picks = [
+        n for n, entry in enumerate(entries)
+        if entry.name[0] != "." and _is_regular(entry) and wanted(entry.name, prefix + entry.name)
+    ]  # fmt: skip
+    if len(picks) < BATCH_MIN:
+        return None
+    stats = stat_regular(dir_path, [entries[n].name for n in picks])
+    if stats is None:
+        return None
+    out: list[Any] = [_NOT_PLAIN] * len(entries)
+    for n, got in zip(picks, stats):
+        out[n] = got
+    return out
 
 
 def _plain_file(rel: str, source_id: str, path: str, stat_files: bool) -> WalkEntry | None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from neardup_gui import __version__
 from neardup_gui.core import helper as helper_mod
+from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.memory import pauses_cycle_collector
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
 from neardup_gui.core.prepare import PrepareCache, cache_key
@@ -216,13 +217,17 @@ def screen_folder(
         helper = helper_mod.VerifyHelper()
         if helper_mod.start_early():  # else ``screen`` starts it once the documents are prepared
             helper.start()
-    elif verify_helper and rescan and check_share_pays(len(corpus.trusted)):
+    elif verify_helper and rescan and (
+        check_share_pays(len(corpus.trusted))
+        or (with_normalized and out_path is not None and prelink_pays(len(corpus.trusted)))
+    ):
         # A rescan of files mostly taken over leaves a core idle: a light process started now
-        # (its start-up overlaps the run) stats half of the files in the check after the run.
+        # (its start-up overlaps the run) stats half of the files in the check after the run
+        # (unless they are stat'ed here in one call, io.fstat) and hard-links the unchanged
+        # documents' files of normalized/ meanwhile (100,000 links: 1.4-1.7 s that the outputs
+        # would otherwise take at the end).
         checker = helper_mod.VerifyHelper()
         checker.start(engine=False)
-    # That process also hard-links the unchanged documents' files of normalized/ meanwhile
-    # (100,000 links: 1.4-1.7 s that the outputs would otherwise take at the end).
     prelink = (
         _Prelink.start(checker, out_path, params, versions, corpus.documents)
         if checker is not None and with_normalized and out_path is not None
@@ -438,6 +443,16 @@ def _note_left(folder: Path, future: Future[None]) -> None:
 
 # A folder of cache/ that ``outputs.NormalizedWriter`` writes normalized/ into during a screen.
 _WRITTEN_PREFIX = ".normalized-written-"
+
+
+# Unchanged files from which a rescan writing normalized/ starts a light process to link them.
+PRELINK_MIN = 20_000
+
+
+def prelink_pays(unchanged: int) -> bool:
+    """Whether a light process started to hard-link a rescan's ``normalized/`` files pays for this
+    many unchanged files on this machine."""
+    return unchanged >= PRELINK_MIN and usable_cores() >= 2
 
 
 def _normalized_writer(out_dir: Path) -> tuple[outputs.NormalizedWriter | None, list[Path]]:

@@ -13,6 +13,7 @@ from neardup_gui.core.helper import VerifyHelper
 from neardup_gui.core.pipeline import screen
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.corpus import scan_folder
+from neardup_gui.tasks import screen as screen_mod
 from neardup_gui.tasks import screen_folder
 
 # No TF-IDF/SimHash for every pair: those models stay in this process, so the helper is not used.
@@ -73,7 +74,16 @@ def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
     assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
 
 
-def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("one_call_stats", [False, True])
+def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp_path, monkeypatch,
+                                                                    one_call_stats: bool) -> None:
+    from neardup_gui.io import fstat
+
+    # Where this process stats the files in one call (io.fstat), the check shares none of them.
+    monkeypatch.setattr(fstat, "_disabled", not one_call_stats)
+    if one_call_stats and not fstat.batch_available():
+        pytest.skip("no one-call stats here")
+    shared = [] if one_call_stats else ["_stamps_moved: 0"]
     plain = screen_folder(folder, PARAMS, out_dir=tmp_path / "one")
     monkeypatch.setattr(helper_mod, "HELPER_MIN_DOCUMENTS", 0)
     monkeypatch.setattr(helper_mod, "HELPER_MIN_CORES", 0)
@@ -87,10 +97,11 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
         real_start(self, engine)
 
     monkeypatch.setattr(VerifyHelper, "start", start)
-    # The check after the run gives the helper half of the files to stat.
+    # The check after the run gives the helper half of the files to stat (unless one_call_stats).
     from neardup_gui.io import corpus as corpus_mod
 
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 1)
+    monkeypatch.setattr(screen_mod, "PRELINK_MIN", 1)
     monkeypatch.setattr(corpus_mod, "SETTLE_NS", 0)  # the rescan below takes every file over unread
     calls: list[str] = []
     real_call = VerifyHelper.call
@@ -105,17 +116,18 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
 
     monkeypatch.setattr(VerifyHelper, "call", call)
     split = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)
-    assert calls == ["_stamps_moved: 0"] and split.run.integrity == "unchanged"
+    assert calls == shared and split.run.integrity == "unchanged"
     unasked = screen_folder(folder, PARAMS)  # a library call spawns nothing unless asked
     assert len(started) == 1 and [_key(c) for c in unasked.candidates] == [_key(c) for c in plain.candidates]
     normalized = len(list((tmp_path / "two" / "normalized").glob("*.txt")))
     again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over
     assert again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
     # The rescan verifies nothing; a light helper (no engine) links the normalized files ahead,
-    # takes half of the check's stats, and removes the previous normalized/ once it is replaced.
+    # takes half of the check's stats (unless one_call_stats), and removes the previous normalized/
+    # once it is replaced.
     assert engines == [True, False] and again.run.counts["unchanged_files_not_read"] == len(plain.documents)
-    assert calls[1:] == [f"prelink_normalized: {normalized}", "_stamps_moved: 0", "remove_folder_aside: None"]
-    assert calls[0] == "_stamps_moved: 0" and again.run.integrity == "unchanged"
+    assert calls[len(shared):] == [f"prelink_normalized: {normalized}", *shared, "remove_folder_aside: None"]
+    assert calls[: len(shared)] == shared and again.run.integrity == "unchanged"
     assert started[0].sent > 0 and started[1].sent == 0 and all(h._pool is None for h in started)  # closed
     assert (tmp_path / "one" / "candidates.csv").read_bytes() == (tmp_path / "two" / "candidates.csv").read_bytes()
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]

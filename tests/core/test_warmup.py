@@ -41,7 +41,7 @@ def test_a_missing_or_older_index_is_cold(cache_dir) -> None:
     assert not warmup.cache_is_warm()  # nothing compiled yet
     for name in INDEXES[:-1]:
         _write(cache_dir, name, time.time() + 60)
-    assert not warmup.cache_is_warm()  # the diff kernel was never compiled
+    assert not warmup.cache_is_warm()  # the last kernel was never compiled
     _write(cache_dir, INDEXES[-1], 0)  # written before its source was: numba would compile again
     assert not warmup.cache_is_warm()
     _write(cache_dir, INDEXES[-1], time.time() + 60)

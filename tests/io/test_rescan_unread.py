@@ -37,8 +37,10 @@ _OPENED: list[str] | None = None
 
 
 def _audit(event: str, args: tuple) -> None:
+    # Files only: a folder opened as a handle (its files stat'ed relative to it) reads no file.
     if _OPENED is not None and event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        _OPENED.append(os.fsdecode(args[0]))
+        if not os.path.isdir(args[0]):
+            _OPENED.append(os.fsdecode(args[0]))
 
 
 sys.addaudithook(_audit)
@@ -384,10 +386,14 @@ def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(fol
 
 
 def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same(folder, monkeypatch) -> None:
-    """From CHECK_SHARE_MIN stamped files, the verification helper stats the second half; the
-    files whose stamp moved there are checked in full here, and the report is the one a check
-    alone gives, in the order of the documents."""
+    """From CHECK_SHARE_MIN stamped files, the verification helper stats the second half (where
+    this process cannot stat them in one call, io.fstat); the files whose stamp moved there are
+    checked in full here, and the report is the one a check alone gives, in the order of the
+    documents."""
     from neardup_gui.core.helper import VerifyHelper
+    from neardup_gui.io import fstat
+
+    monkeypatch.setattr(fstat, "_disabled", True)
 
     first = scan_folder(folder)
     _settle()
@@ -409,14 +415,20 @@ def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same
     del stamps[late[2]]
     alone = check_integrity(folder, docs, stamps=stamps)
     assert [p for p, _ in alone] == [early, late[0], late[2], late[-1]]
+    # What this process stats: one file at a time, or many in one call (io.fstat, on Linux).
     here: list[str] = []
-    real_stat = corpus_mod._Stamper.__call__
+    real_stat, real_batch = corpus_mod._Stamper.__call__, corpus_mod.stat_regular
 
     def stat_here(self, rel):
         here.append(rel)
         return real_stat(self, rel)
 
+    def batch_here(root, names):
+        here.extend(names)
+        return real_batch(root, names)
+
     monkeypatch.setattr(corpus_mod._Stamper, "__call__", stat_here)
+    monkeypatch.setattr(corpus_mod, "stat_regular", batch_here)
     helper = VerifyHelper()
     helper.start()
     try:
@@ -430,6 +442,13 @@ def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same
     here.clear()
     assert check_integrity(folder, docs, stamps=stamps, share=lambda *a: None) == alone
     assert set(late) - {late[2]} <= set(here)
+    # Where this process stats them in one call, it takes them all: no share is given.
+    monkeypatch.setattr(fstat, "_disabled", False)
+    if fstat.batch_available():
+        given: list[int] = []
+        here.clear()
+        assert check_integrity(folder, docs, stamps=stamps, share=lambda *a: given.append(1)) == alone
+        assert not given and set(late) - {late[2]} <= set(here)
 
 
 _REAL_STAMPS_MOVED = corpus_mod._stamps_moved
@@ -446,6 +465,9 @@ def stamps_moved_failing_in_a_child(root_text, paths, stamps):
 
 def test_a_share_that_fails_in_the_helper_is_checked_here(folder, monkeypatch) -> None:
     from neardup_gui.core.helper import VerifyHelper
+    from neardup_gui.io import fstat
+
+    monkeypatch.setattr(fstat, "_disabled", True)  # else no share is given
 
     first = scan_folder(folder)
     stamps = dict(first.settled_stamps())
@@ -657,7 +679,10 @@ def _given_to_helper(monkeypatch) -> list[tuple[str, str]]:
 def _screened_for_a_helper_rescan(folder: Path, tmp_path: Path, monkeypatch):
     """A first screen into ``tmp_path/ws`` of a folder small enough that, with the threshold lowered
     here, its rescans start their light helper process (which links normalized/ ahead)."""
+    from neardup_gui.tasks import screen as screen_mod
+
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 10)
+    monkeypatch.setattr(screen_mod, "PRELINK_MIN", 10)
     out = tmp_path / "ws"
     return out, screen_folder(folder, PARAMS, out_dir=out, verify_helper=True)
 

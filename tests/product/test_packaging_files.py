@@ -61,4 +61,6 @@ def test_bundle_spec_ships_resources_translations_guide_and_icon() -> None:
     for needed in ('"resources/sample"', '"resources/translations"', '"resources/docs"', '"resources/icons"',
                    "console=False", "neardup_gui.ico", "neardup_gui.icns", "_sigkernel", "_prepkernel", "_diffkernel"):  # fmt: skip
         assert needed in spec
+    for kernel in sorted((ROOT / "neardup_gui").rglob("_*kernel.py")):  # every compiled kernel module ships
+        assert f'"{".".join(kernel.relative_to(ROOT).with_suffix("").parts)}"' in spec
     assert 'name="neardup"' in spec

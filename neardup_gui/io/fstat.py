@@ -1,0 +1,176 @@
+"""Stat'ing the files of one folder in one compiled call, the GIL released once for all of them.
+
+A rescan walks the source folder while another thread reads the prepare cache (pure Python most
+of the time). ``os.stat`` gives the GIL up for each file and waits to take it back, up to a
+switch interval when that thread holds it: the walk's 100,000 stats took 1.3-1.6 s there against
+~0.3 s of system time. ``stat_regular`` stats a folder's names with ``statx`` in one call of the
+compiled kernel (``core._statkernel``), which holds no GIL, and gives the same values
+``os.stat`` gives (``walk.file_stamp``: size, times in nanoseconds, inode, device; the float
+modification time computed as CPython computes it).
+
+Linux only (``statx``, glibc 2.28). Elsewhere, without numba, or when the kernel cannot run, it
+returns None and the caller stats each file with ``os.stat``. Each call also checks one of its
+results against ``os.stat``: a disagreement (a file system that fills ``statx`` otherwise) turns
+the batch path off for the process, and the log says so.
+
+Must not import Qt.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BATCH_MIN", "batch_available", "stat_regular"]
+
+# Fewer names than this are stat'ed one by one (the batch's arrays cost ~20 µs to set up).
+BATCH_MIN = 16
+
+# struct statx (linux/stat.h): the same layout on every architecture Linux runs on.
+_STATX = np.dtype([
+    ("mask", "u4"), ("blksize", "u4"), ("attributes", "u8"), ("nlink", "u4"), ("uid", "u4"), ("gid", "u4"),
+    ("mode", "u2"), ("spare0", "u2"), ("ino", "u8"), ("size", "u8"), ("blocks", "u8"), ("attributes_mask", "u8"),
+    ("atime_s", "i8"), ("atime_ns", "u4"), ("atime_pad", "i4"), ("btime_s", "i8"), ("btime_ns", "u4"),
+    ("btime_pad", "i4"), ("ctime_s", "i8"), ("ctime_ns", "u4"), ("ctime_pad", "i4"), ("mtime_s", "i8"),
+    ("mtime_ns", "u4"), ("mtime_pad", "i4"), ("rdev_major", "u4"), ("rdev_minor", "u4"), ("dev_major", "u4"),
+    ("dev_minor", "u4"), ("spare", "u8", (14,)),
+])  # fmt: skip
+assert _STATX.itemsize == 256
+# STATX_TYPE | STATX_MODE | STATX_MTIME | STATX_CTIME | STATX_INO | STATX_SIZE: what a stamp needs
+_NEEDED = 0x1 | 0x2 | 0x40 | 0x80 | 0x100 | 0x200
+_BASIC_STATS = 0x7FF
+_S_IFMT, _S_IFREG = 0o170000, 0o100000
+# Times past this many seconds from 1970 (year 2255) do not fit int64 nanoseconds: os.stat's then.
+_MAX_SECONDS = 9_000_000_000
+
+_disabled = False
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    from neardup_gui.core.compiled import kernel_module
+
+    return kernel_module("_statkernel", "os.stat per file")
+
+
+def batch_available() -> bool:
+    """Whether ``stat_regular`` can stat in one call here (else it returns None)."""
+    return not _disabled and _kernel() is not None
+
+
+def _turn_off(why: str) -> None:
+    global _disabled
+    if not _disabled:
+        log.warning("stat'ing many files in one call turned off (%s); each file is stat'ed on its own", why)
+    _disabled = True
+
+
+def _makedev(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+    """glibc's ``makedev`` (what ``st_dev`` holds) of ``statx``'s device major and minor."""
+    ma, mi = major.astype(np.uint64), minor.astype(np.uint64)
+    return (
+        ((ma & np.uint64(0xFFFFF000)) << np.uint64(32))
+        | ((ma & np.uint64(0x00000FFF)) << np.uint64(8))
+        | ((mi & np.uint64(0xFFFFFF00)) << np.uint64(12))
+        | (mi & np.uint64(0x000000FF))
+    )
+
+
+Row = tuple[int, float, tuple[int, int, int, int, int]]
+
+
+def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
+    """Stat each of ``names`` in ``folder`` (links followed, as ``os.stat``) in one call.
+
+    Returns None when that cannot be done here (the caller stats each file itself), else per name
+    ``(size, mtime, file_stamp)`` as ``os.stat`` would give them for a regular file, or None when
+    the name is not a regular file or its stat failed or was incomplete (the caller stats that
+    one itself, to say what it is or why it failed).
+    """
+    kernel = _kernel() if not _disabled else None
+    if kernel is None or not names:
+        return None
+    # os.fsencode of each name (scandir's names hold neither NUL nor "/"), joined, NUL-terminated
+    try:
+        joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    starts = np.zeros(len(names) + 1, dtype=np.int64)
+    starts[1:] = np.flatnonzero(joined == 0) + 1
+    if starts.size != len(names) + 1 or starts[-1] != joined.size:
+        return None  # a NUL inside a name: not a name scandir gives
+    raw = np.empty((len(names), _STATX.itemsize), dtype=np.uint8)
+    codes = np.full(len(names), -1, dtype=np.int32)
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        kernel.statx_names(np.int32(fd), joined, starts, np.int32(0), np.uint32(_BASIC_STATS), raw, codes)
+    except Exception as exc:  # e.g. no statx symbol in this C library: numba cannot link the call
+        _turn_off(f"the compiled statx call failed: {exc}")
+        return None
+    finally:
+        os.close(fd)
+    st = raw.view(_STATX)[:, 0]
+    good = (
+        (codes == 0)
+        & ((st["mask"] & _NEEDED) == _NEEDED)
+        & ((st["mode"] & _S_IFMT) == _S_IFREG)
+        & (np.abs(st["mtime_s"]) < _MAX_SECONDS)
+        & (np.abs(st["ctime_s"]) < _MAX_SECONDS)
+    )
+    billion = np.int64(1_000_000_000)
+    mtime_ns = st["mtime_s"] * billion + st["mtime_ns"].astype(np.int64)
+    ctime_ns = st["ctime_s"] * billion + st["ctime_ns"].astype(np.int64)
+    # CPython: st_mtime = sec + nsec * 1e-9, in doubles
+    mtime = st["mtime_s"].astype(np.float64) + st["mtime_ns"].astype(np.float64) * 1e-9
+    sizes = st["size"].tolist()
+    # Tuples made by zip (in C): a comprehension building them took ~0.23 s at 100,000 files.
+    devices = _makedev(st["dev_major"], st["dev_minor"]).tolist()
+    stamps = zip(sizes, mtime_ns.tolist(), ctime_ns.tolist(), st["ino"].tolist(), devices)
+    rows: list[Row | None] = list(zip(sizes, mtime.tolist(), stamps))
+    for n in np.flatnonzero(~good).tolist():
+        rows[n] = None
+    if not _agrees(folder, names, rows):
+        return None
+    return rows
+
+
+def _agrees(folder: str, names: Sequence[str], rows: list[Row | None]) -> bool:
+    """Whether the first regular file's row equals what ``os.stat`` says of it (turned off if not)."""
+    for name, row in zip(names, rows):
+        if row is None:
+            continue
+        try:
+            st = os.stat(os.path.join(folder, name))
+        except OSError:
+            return True  # gone meanwhile: nothing to compare; the check after the run sees it
+        if (st.st_size, st.st_mtime, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)) == row:
+            return True
+        if (st.st_ctime_ns, st.st_ino) != (row[2][2], row[2][3]):
+            return True  # written or replaced between the two stats: no verdict on the kernel
+        _turn_off(f"statx and os.stat disagree on {os.path.join(folder, name)!r}")
+        return False
+    return True
+
+
+def load_kernel() -> bool:
+    """Load (or compile) the compiled stat once, through the path ``stat_regular`` takes; whether
+    it can be used here (``core.warmup``: a rescan's walk then finds it loaded)."""
+    if _kernel() is None:
+        return False
+    here = os.path.abspath(__file__)
+    stat_regular(os.path.dirname(here), [os.path.basename(here)])
+    return batch_available()

@@ -1,0 +1,144 @@
+"""Stat'ing a folder's files in one compiled call (``io.fstat``): the same values ``os.stat`` gives,
+and the walk's listing the same with it as without it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from neardup_gui.core.progress import CallbackProgress
+from neardup_gui.io import fstat
+from neardup_gui.io import walk as walk_mod
+from neardup_gui.io.walk import file_stamp, walk_folder
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="statx is Linux's")
+
+
+@pytest.fixture(autouse=True)
+def _batch_turned_on_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fstat, "_disabled", False)  # restored after each test, whatever it turned off
+
+
+def _odd_folder(root: Path) -> list[str]:
+    """A folder of regular files with awkward names and times, and entries that are not regular
+    files; returns every name in it plus one that does not exist."""
+    root.mkdir()
+    names = [f"稿件{i:02d} 第{i}版.txt" for i in range(fstat.BATCH_MIN + 4)]
+    for i, name in enumerate(names):
+        (root / name).write_text("正文" * i, encoding="utf-8")
+    os.utime(root / names[1], ns=(0, 315_532_800_123_456_789))  # 1980, nanoseconds kept
+    os.utime(root / names[2], ns=(0, -315_532_800_987_654_321))  # 1960: before 1970
+    os.utime(root / names[3], ns=(0, 4_102_444_800_000_000_001))  # 2100
+    raw = os.fsdecode(b"\xff\xfe-gbk-\xd6\xd0.txt")  # a name that is not UTF-8
+    (root / raw).write_bytes(b"x")
+    (root / "sub").mkdir()
+    os.symlink(root / names[0], root / "link.txt")
+    os.symlink(root / "gone.txt", root / "dangling.txt")
+    extra = [raw, "sub", "link.txt", "dangling.txt", "missing.txt"]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(root / "pipe.txt")
+        extra.append("pipe.txt")
+    return names + extra
+
+
+def _expected(folder: Path, name: str):
+    try:
+        st = os.stat(folder / name)
+    except OSError:
+        return None
+    if not (st.st_mode & 0o170000) == 0o100000:
+        return None
+    return (st.st_size, st.st_mtime, file_stamp(st))
+
+
+@linux_only
+def test_the_compiled_stat_runs_here() -> None:
+    # Where it can (Linux with numba, as in this test run) the batch path must not fall back quietly.
+    assert fstat.batch_available()
+
+
+@linux_only
+def test_a_folder_stated_in_one_call_gives_what_os_stat_gives(tmp_path: Path) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    rows = fstat.stat_regular(str(folder), names)
+    assert rows is not None
+    assert rows == [_expected(folder, name) for name in names]
+    by_name = dict(zip(names, rows))
+    assert by_name["sub"] is None and by_name["missing.txt"] is None and by_name["dangling.txt"] is None
+    assert by_name["link.txt"] == by_name[names[0]]  # links followed, as os.stat does
+    assert by_name[names[2]][2][1] == -315_532_800_987_654_321  # times before 1970 exact
+
+
+@linux_only
+@pytest.mark.parametrize("stat_files", [True, False])
+def test_the_walk_lists_the_same_with_and_without_the_batch(tmp_path: Path, stat_files: bool,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "src"
+    _odd_folder(folder)
+    (folder / ".hidden.txt").write_text("隐藏", encoding="utf-8")
+    (folder / "notes.md").write_text("不读", encoding="utf-8")
+    calls: list[int] = []
+    real = walk_mod.stat_regular
+
+    def counted(where: str, names: list[str]):
+        calls.append(len(names))
+        return real(where, names)
+
+    monkeypatch.setattr(walk_mod, "stat_regular", counted)
+    batched = walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress(), stat_files=stat_files)
+    assert bool(calls) == stat_files  # a rescan's walk (stats) uses it; a first screen's has no stats to make
+    monkeypatch.setattr(fstat, "_disabled", True)
+    single = walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress(), stat_files=stat_files)
+    assert batched == single
+    rows = {e.rel: e for e in batched}
+    assert rows["pipe.txt"].status == "excluded" and rows[".hidden.txt"].status == "excluded"
+    assert rows["dangling.txt"].status == "skipped_link" and rows["notes.md"].status == "excluded"
+    if stat_files:
+        assert all(e.stamp is not None for e in batched if not e.status)
+
+
+@linux_only
+def test_a_disagreement_with_os_stat_turns_the_batch_off(tmp_path: Path) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    size, mtime, stamp = _expected(folder, names[5])
+    wrong = (size, mtime, (size, stamp[1], stamp[2], stamp[3], stamp[4] + 1))  # another device number
+    assert not fstat._agrees(str(folder), [names[5]], [wrong])
+    assert not fstat.batch_available()
+    assert fstat.stat_regular(str(folder), names) is None  # each file is stat'ed on its own from now on
+    rows = {e.rel: e for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
+    assert rows[names[5]].stamp == stamp
+
+
+@linux_only
+def test_the_check_after_the_run_reports_the_same_with_and_without_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup_gui.io import corpus as corpus_mod
+    from neardup_gui.io.corpus import check_integrity, scan_folder
+
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    corpus = scan_folder(folder)
+    stamps = dict(corpus.stamps)
+    assert len(stamps) >= fstat.BATCH_MIN
+    with open(folder / names[4], "ab") as fh:
+        fh.write("补".encode("utf-8"))
+    (folder / names[5]).unlink()
+    (folder / names[6]).unlink()
+    (folder / names[6]).mkdir()  # a folder where a file was
+    calls: list[int] = []
+    real = corpus_mod.stat_regular
+    monkeypatch.setattr(corpus_mod, "stat_regular", lambda root, paths: calls.append(len(paths)) or real(root, paths))
+    batched = check_integrity(folder, corpus.documents, stamps=stamps)
+    assert calls and calls[0] >= fstat.BATCH_MIN
+    monkeypatch.setattr(fstat, "_disabled", True)
+    single = check_integrity(folder, corpus.documents, stamps=stamps)
+    assert batched == single
+    report = dict(batched)
+    assert "size" in report[names[4]] and report[names[5]] == "missing" and names[6] in report
+    assert len(report) == 3
