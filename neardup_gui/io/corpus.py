@@ -1079,8 +1079,9 @@ def check_integrity(
         if elsewhere is None:
             cut = total
     stamp_of = _Stamper(root_path, root_text)
-    # This process's share stat'ed in one call without the GIL where it can be (io.fstat): the
-    # light helper's share comes back meanwhile through a thread of this process.
+    # The files stat'ed here, in one call without the GIL where it can be (io.fstat; nothing is
+    # shared then).
+    progress.report("check", 0, total)
     now = _stamps_now(root_text, documents, stamps, cut)
     try:
         for n, doc in enumerate(documents):
