@@ -1066,11 +1066,10 @@ def check_integrity(
     total = len(documents)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
     # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
-    # Another process can take a share of the stats, though (~3 µs each, most of it Python),
-    # unless they are made here in one call without the GIL (io.fstat: 100,000 in ~0.2 s; sharing
-    # them then measured no faster, in a first screen or a rescan).
+    # Another process can take a share of the stats, though (~3 µs each, most of it Python; this
+    # process makes its share in one call without the GIL where it can, io.fstat).
     cut, elsewhere = total, None
-    if share is not None and len(stamps) >= CHECK_SHARE_MIN and not batch_available():
+    if share is not None and len(stamps) >= CHECK_SHARE_MIN:
         cut = total // 2
         shared = [n for n in range(cut, total) if documents[n].sha256 and documents[n].path in stamps]
         paths = [documents[n].path for n in shared]
@@ -1079,8 +1078,7 @@ def check_integrity(
         if elsewhere is None:
             cut = total
     stamp_of = _Stamper(root_path, root_text)
-    # The files stat'ed here, in one call without the GIL where it can be (io.fstat; nothing is
-    # shared then).
+    # This process's files stat'ed in one call without the GIL where it can be (io.fstat).
     progress.report("check", 0, total)
     now = _stamps_now(root_text, documents, stamps, cut)
     try:
@@ -1123,7 +1121,8 @@ CHECK_SHARE_MIN = 20_000
 def check_share_pays(stamped: int) -> bool:
     """Whether a process started only to take ``check_integrity``'s share pays for this many files
     with a stamp on this machine (its start-up takes ~0.2 s of a core that a rescan leaves idle;
-    not where the stats are made in one call, which ``check_integrity`` then does not share)."""
+    not where this process makes the stats in one call: 100,000 in ~0.2 s without the GIL, and a
+    rescan measured no faster with that process)."""
     return stamped >= CHECK_SHARE_MIN and usable_cores() >= 2 and not batch_available()
 
 

@@ -79,11 +79,11 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
                                                                     one_call_stats: bool) -> None:
     from neardup_gui.io import fstat
 
-    # Where this process stats the files in one call (io.fstat), the check shares none of them.
+    # This process stats its share of the files one by one, or in one call (io.fstat).
     monkeypatch.setattr(fstat, "_disabled", not one_call_stats)
     if one_call_stats and not fstat.batch_available():
         pytest.skip("no one-call stats here")
-    shared = [] if one_call_stats else ["_stamps_moved: 0"]
+    shared = ["_stamps_moved: 0"]
     plain = screen_folder(folder, PARAMS, out_dir=tmp_path / "one")
     monkeypatch.setattr(helper_mod, "HELPER_MIN_DOCUMENTS", 0)
     monkeypatch.setattr(helper_mod, "HELPER_MIN_CORES", 0)
@@ -97,7 +97,7 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
         real_start(self, engine)
 
     monkeypatch.setattr(VerifyHelper, "start", start)
-    # The check after the run gives the helper half of the files to stat (unless one_call_stats).
+    # The check after the run gives the helper half of the files to stat.
     from neardup_gui.io import corpus as corpus_mod
 
     monkeypatch.setattr(corpus_mod, "CHECK_SHARE_MIN", 1)
@@ -123,8 +123,7 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     again = screen_folder(folder, PARAMS, out_dir=tmp_path / "two", verify_helper=True)  # pairs taken over
     assert again.run.counts["pairs_from_previous_run"] == len(plain.candidates)
     # The rescan verifies nothing; a light helper (no engine) links the normalized files ahead,
-    # takes half of the check's stats (unless one_call_stats), and removes the previous normalized/
-    # once it is replaced.
+    # takes half of the check's stats, and removes the previous normalized/ once it is replaced.
     assert engines == [True, False] and again.run.counts["unchanged_files_not_read"] == len(plain.documents)
     assert calls[len(shared):] == [f"prelink_normalized: {normalized}", *shared, "remove_folder_aside: None"]
     assert calls[: len(shared)] == shared and again.run.integrity == "unchanged"

@@ -386,10 +386,9 @@ def test_the_check_after_the_run_stats_files_taken_over_and_reports_a_change(fol
 
 
 def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same(folder, monkeypatch) -> None:
-    """From CHECK_SHARE_MIN stamped files, the verification helper stats the second half (where
-    this process cannot stat them in one call, io.fstat); the files whose stamp moved there are
-    checked in full here, and the report is the one a check alone gives, in the order of the
-    documents."""
+    """From CHECK_SHARE_MIN stamped files, the verification helper stats the second half; the
+    files whose stamp moved there are checked in full here, and the report is the one a check
+    alone gives, in the order of the documents."""
     from neardup_gui.core.helper import VerifyHelper
     from neardup_gui.io import fstat
 
@@ -442,13 +441,17 @@ def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same
     here.clear()
     assert check_integrity(folder, docs, stamps=stamps, share=lambda *a: None) == alone
     assert set(late) - {late[2]} <= set(here)
-    # Where this process stats them in one call, it takes them all: no share is given.
+    # Where this process stats its share in one call (io.fstat), the helper still takes the other.
     monkeypatch.setattr(fstat, "_disabled", False)
     if fstat.batch_available():
-        given: list[int] = []
         here.clear()
-        assert check_integrity(folder, docs, stamps=stamps, share=lambda *a: given.append(1)) == alone
-        assert not given and set(late) - {late[2]} <= set(here)
+        helper = VerifyHelper()
+        helper.start()
+        try:
+            assert check_integrity(folder, docs, stamps=stamps, share=helper.call) == alone
+        finally:
+            helper.close()
+        assert not set(here) & set(late) and early in here
 
 
 _REAL_STAMPS_MOVED = corpus_mod._stamps_moved
@@ -467,7 +470,7 @@ def test_a_share_that_fails_in_the_helper_is_checked_here(folder, monkeypatch) -
     from neardup_gui.core.helper import VerifyHelper
     from neardup_gui.io import fstat
 
-    monkeypatch.setattr(fstat, "_disabled", True)  # else no share is given
+    monkeypatch.setattr(fstat, "_disabled", True)
 
     first = scan_folder(folder)
     stamps = dict(first.settled_stamps())
