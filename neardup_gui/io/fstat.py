@@ -18,6 +18,7 @@ Must not import Qt.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
 import os
@@ -58,6 +59,11 @@ _FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodee
 @functools.lru_cache(maxsize=1)
 def _kernel() -> Any:
     if not sys.platform.startswith("linux"):
+        return None
+    try:  # a C library without statx (glibc before 2.28): numba's link would abort the process
+        ctypes.CDLL(None).statx  # noqa: B018 - the lookup is the check
+    except (AttributeError, OSError):
+        log.info("no statx in this C library; each file is stat'ed on its own")
         return None
     from neardup_gui.core.compiled import kernel_module
 
@@ -145,7 +151,17 @@ def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
         rows[n] = None
     if not _agrees(folder, names, rows):
         return None
+    if not good.any() and _expected_regular(folder, names[0]):
+        _turn_off("statx failed where os.stat did not")  # e.g. a kernel before 4.11 under an old glibc
+        return None
     return rows
+
+
+def _expected_regular(folder: str, name: str) -> bool:
+    try:
+        return (os.stat(os.path.join(folder, name)).st_mode & _S_IFMT) == _S_IFREG
+    except OSError:
+        return False
 
 
 def _agrees(folder: str, names: Sequence[str], rows: list[Row | None]) -> bool:

@@ -142,3 +142,23 @@ def test_the_check_after_the_run_reports_the_same_with_and_without_the_batch(
     report = dict(batched)
     assert "size" in report[names[4]] and report[names[5]] == "missing" and names[6] in report
     assert len(report) == 3
+
+
+class _NoStatx:
+    """A kernel whose statx fails for every name (ENOSYS: a Linux before 4.11 under an old glibc)."""
+
+    @staticmethod
+    def statx_names(dirfd, names, starts, flags, mask, out, codes) -> int:
+        codes[:] = -1
+        return 0
+
+
+@linux_only
+def test_a_statx_that_fails_everywhere_turns_the_batch_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    monkeypatch.setattr(fstat, "_kernel", lambda: _NoStatx())
+    assert fstat.stat_regular(str(folder), names) is None
+    assert not fstat.batch_available()
+    rows = {e.rel: e for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
+    assert rows[names[0]].stamp == file_stamp(os.stat(folder / names[0]))  # stat'ed one by one instead
