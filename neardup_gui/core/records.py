@@ -342,7 +342,8 @@ def shared_strings(texts: Iterable[str], table: dict[str, str]) -> tuple[str, ..
     every one of its pairs, each a string object of its own otherwise (the sample alone was 1.9 KB
     a pair: 20,000 filled-in copies of one template gave 452,774 pairs). Not ``sys.intern``: some
     Pythons (the first releases of 3.12, free-threaded builds) never free an interned string."""
-    return tuple(table.setdefault(t, t) for t in texts)
+    texts = texts if isinstance(texts, (list, tuple)) else list(texts)
+    return tuple(map(table.setdefault, texts, texts))  # in C: twice as fast as a generator
 
 
 @dataclass(frozen=True)
