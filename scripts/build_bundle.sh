@@ -100,6 +100,11 @@ if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     # The containment index's sort (its module is loaded by name: missed if the spec does not list it).
     ls "$scratch"/appdata/numba-cache/*/_sortkernel.radix_argsort-*.nbi >/dev/null 2>&1 \
         || fail "the compiled sort was not used (no numba cache for it)"
+    # The walk's and the check's one-call stats (Linux only; loaded by the window's warm-up).
+    if [[ "$(uname -s)" == Linux ]]; then
+        ls "$scratch"/appdata/numba-cache/*/_statkernel.statx_names-*.nbi >/dev/null 2>&1 \
+            || fail "the compiled stat was not loaded (no numba cache for it)"
+    fi
 fi
 grep -q "doc0000_copy" "$scratch/large-workspace/candidates.csv" || fail "the planted copy was not found"
 copies=$(grep -c "_copy" "$scratch/large-workspace/candidates.csv" || true)
