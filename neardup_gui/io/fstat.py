@@ -1,10 +1,10 @@
-"""Stat'ing the files of one folder in one compiled call, the GIL released once for all of them.
+"""Stat'ing many files under one folder in one compiled call, the GIL released once for all.
 
 A rescan walks the source folder while another thread reads the prepare cache (pure Python most
 of the time). ``os.stat`` gives the GIL up for each file and waits to take it back, up to a
 switch interval when that thread holds it: the walk's 100,000 stats took 1.3-1.6 s there against
-~0.3 s of system time. ``stat_regular`` stats a folder's names with ``statx`` in one call of the
-compiled kernel (``core._statkernel``), which holds no GIL, and gives the same values
+~0.3 s of system time. ``stat_regular`` stats names (or relative paths) under a folder with
+``statx`` in one call of the compiled kernel (``core._statkernel``), which holds no GIL, and gives the same values
 ``os.stat`` gives (``walk.file_stamp``: size, times in nanoseconds, inode, device; the float
 modification time computed as CPython computes it).
 
@@ -97,7 +97,8 @@ Row = tuple[int, float, tuple[int, int, int, int, int]]
 
 
 def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
-    """Stat each of ``names`` in ``folder`` (links followed, as ``os.stat``) in one call.
+    """Stat each of ``names`` (names or relative paths) under ``folder`` (links followed, as
+    ``os.stat``) in one call.
 
     Returns None when that cannot be done here (the caller stats each file itself), else per name
     ``(size, mtime, file_stamp)`` as ``os.stat`` would give them for a regular file, or None when
@@ -107,7 +108,7 @@ def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
     kernel = _kernel() if not _disabled else None
     if kernel is None or not names:
         return None
-    # os.fsencode of each name (scandir's names hold neither NUL nor "/"), joined, NUL-terminated
+    # os.fsencode of each name, joined, each NUL-terminated (a name holding a NUL is refused below)
     try:
         joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
     except UnicodeEncodeError:
