@@ -47,7 +47,7 @@ __all__ = [
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-11"
+_FORMAT = "neardup-prepare-cache-12"
 _STAGED_PREFIX, _STAGED_SUFFIX = ".prepare-", ".npz.tmp"
 
 
@@ -182,10 +182,16 @@ def _tolist_sliced(array: np.ndarray, convert: Callable[[np.ndarray], np.ndarray
     return out
 
 
-def _json_list(values: list[Any]) -> str:
-    """``json.dumps(values)`` (ASCII, so lone surrogates in paths survive), encoded in slices."""
-    dumps = json.JSONEncoder(ensure_ascii=True).encode
-    return "[" + ",".join(dumps(values[i : i + _SLICE])[1:-1] for i in range(0, len(values), _SLICE) if values[i : i + _SLICE]) + "]"
+def _path_bytes(paths: list[str]) -> np.ndarray:
+    """The paths as NUL-separated UTF-8 (a name's undecodable bytes, held as lone surrogates, kept
+    by ``surrogatepass``): read back in one decode and one split (``_paths``). As a JSON list in a
+    numpy string (UTF-32), writing and reading 100,000 paths took ~0.1 s each."""
+    return np.frombuffer("\0".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8)
+
+
+def _paths(stored: np.ndarray) -> list[str]:
+    raw = stored.tobytes()
+    return raw.decode("utf-8", "surrogatepass").split("\0") if raw else []
 
 
 def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:
@@ -207,7 +213,7 @@ def known_row_arrays(rows: list[tuple[Any, ...]], read_key: str) -> dict[str, np
     messages = {i: r[_MESSAGE] for i, r in enumerate(rows) if r[_MESSAGE]}
     return {
         "known_key": np.array(read_key),
-        "known_paths": np.array(_json_list([r[0] for r in rows])),
+        "known_paths": _path_bytes([r[0] for r in rows]),
         "known_times": _sliced(lambda part: np.array([s[:3] for s in part], dtype=np.int64).reshape(-1, 3),
                                stamps, np.zeros((0, 3), dtype=np.int64)),
         "known_inodes": _sliced(lambda part: np.array([s[3:] for s in part], dtype=np.uint64).reshape(-1, 2),
@@ -456,7 +462,7 @@ def load_pairs(workspace: Path | str, versions: Mapping[str, str] | None = None)
 def _known_from(z: Any, read_key: str) -> KnownFiles | None:
     if str(z["known_key"]) != read_key:
         return None
-    paths = json.loads(str(z["known_paths"]))
+    paths = _paths(z["known_paths"])
     vocabs = [json.loads(v) for v in json.loads(str(z["known_vocab"]))]
     status, encoding, extractor = (
         [vocab[i] for i in z[name].tolist()]

@@ -276,9 +276,14 @@ def test_file_rows_round_trip_past_one_conversion_slice(folder, tmp_path) -> Non
         )
         for i in range(20_000)  # past two slices of 8,192 rows
     }
+    # Names may hold a line break, a comma, a quote (the paths are stored NUL-separated).
+    odd = KnownFile((1, 2, 3, 4, 5), "ok", "", 1, 1.7e9, "f" * 64, "utf-8", 1, "text")
+    known.update({"a/行\n换.txt": odd, 'a/逗,号"引.txt': odd, "a/\udcfe\udcff.txt": odd})
     save_cache(tmp_path / "ws", cache, known=known, read_key="k")
     assert load_known(tmp_path / "ws", None, "k") == known
     assert load_known(tmp_path / "ws", None, "other") is None
+    save_cache(tmp_path / "empty", cache, known={}, read_key="k")  # no file rows at all
+    assert load_known(tmp_path / "empty", None, "k") == {}
 
 
 def test_a_screen_whose_outputs_cannot_be_written_keeps_the_previous_cache(folder, tmp_path) -> None:
