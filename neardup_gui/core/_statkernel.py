@@ -7,8 +7,8 @@ the GIL is released once for the whole folder.
 
 ``statx`` (Linux 4.11, glibc 2.28) is called by its symbol name, so numba can cache the machine
 code; its result is the same ``struct statx`` on every Linux architecture (``io.fstat`` reads it
-with a numpy dtype). Imported lazily, like the other kernels; where the symbol is missing the
-first call fails and ``io.fstat`` uses ``os.stat``.
+with a numpy dtype). Imported lazily, like the other kernels, and only where the C library has
+the symbol (``io.fstat`` checks first: numba's link of a missing one would abort the process).
 """
 
 from __future__ import annotations

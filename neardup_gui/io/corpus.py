@@ -1089,8 +1089,7 @@ def check_integrity(
                 continue
             progress.check()
             stamp = stamps.get(doc.path)
-            if stamp is not None and (n >= cut or (now[n] if now is not None and now[n] is not None
-                                                   else stamp_of(doc.path)) == stamp):  # fmt: skip
+            if stamp is not None and (n >= cut or (now[n] or stamp_of(doc.path)) == stamp):
                 continue
             what = _changed(root_path, root_text, doc)
             if what:
@@ -1128,19 +1127,17 @@ def check_share_pays(stamped: int) -> bool:
 
 def _stamps_now(
     root_text: str, documents: Sequence[Document], stamps: Mapping[str, tuple[int, ...]], cut: int
-) -> list[tuple[int, ...] | None] | None:
-    """Per document before ``cut`` with a stamp: its ``file_stamp`` now, stat'ed in one call
-    (``fstat.stat_regular``), or None where that call could not say (a path shown with ``\\xNN``,
-    a file that is gone or no longer regular: ``_Stamper`` then stats it on its own); None for
-    all when there are too few or the call cannot be made here."""
+) -> list[tuple[int, ...] | None]:
+    """Per document before ``cut``: its ``file_stamp`` now, stat'ed in one call
+    (``fstat.stat_regular``), or None where that call did not say (no stamp to compare, a path
+    shown with ``\\xNN``, a file gone or no longer regular, too few files, or no such call here):
+    ``_Stamper`` then stats it on its own."""
+    now: list[tuple[int, ...] | None] = [None] * cut
     picks = [n for n in range(cut) if documents[n].sha256 and "\\x" not in documents[n].path
              and documents[n].path in stamps]  # fmt: skip
-    if len(picks) < BATCH_MIN:
-        return None
-    rows = stat_regular(root_text, [documents[n].path for n in picks])
+    rows = stat_regular(root_text, [documents[n].path for n in picks]) if len(picks) >= BATCH_MIN else None
     if rows is None:
-        return None
-    now: list[tuple[int, ...] | None] = [None] * cut
+        return now
     for n, row in zip(picks, rows):
         if row is not None:
             now[n] = row[2]

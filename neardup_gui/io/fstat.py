@@ -150,37 +150,36 @@ def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
     rows: list[Row | None] = list(zip(sizes, mtime.tolist(), stamps))
     for n in np.flatnonzero(~good).tolist():
         rows[n] = None
-    if not _agrees(folder, names, rows):
-        return None
-    if not good.any() and _expected_regular(folder, names[0]):
-        _turn_off("statx failed where os.stat did not")  # e.g. a kernel before 4.11 under an old glibc
-        return None
-    return rows
-
-
-def _expected_regular(folder: str, name: str) -> bool:
-    try:
-        return (os.stat(os.path.join(folder, name)).st_mode & _S_IFMT) == _S_IFREG
-    except OSError:
-        return False
+    return rows if _agrees(folder, names, rows) else None
 
 
 def _agrees(folder: str, names: Sequence[str], rows: list[Row | None]) -> bool:
-    """Whether the first regular file's row equals what ``os.stat`` says of it (turned off if not)."""
-    for name, row in zip(names, rows):
-        if row is None:
-            continue
-        try:
-            st = os.stat(os.path.join(folder, name))
-        except OSError:
-            return True  # gone meanwhile: nothing to compare; the check after the run sees it
-        if (st.st_size, st.st_mtime, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)) == row:
+    """Whether ``os.stat`` says the same of the first regular file as its row, or, when no row is
+    one, also finds the first name no regular file; turns the batch off if not."""
+    from neardup_gui.io.walk import file_stamp  # walk imports this module
+
+    first = next((n for n, row in enumerate(rows) if row is not None), None)
+    st = _stat_or_none(os.path.join(folder, names[0 if first is None else first]))
+    if st is None:
+        return True  # gone meanwhile: nothing to compare; the check after the run sees it
+    if first is None:
+        if (st.st_mode & _S_IFMT) != _S_IFREG:
             return True
-        if (st.st_ctime_ns, st.st_ino) != (row[2][2], row[2][3]):
-            return True  # written or replaced between the two stats: no verdict on the kernel
-        _turn_off(f"statx and os.stat disagree on {os.path.join(folder, name)!r}")
+        _turn_off("statx failed where os.stat did not")  # e.g. a kernel before 4.11 under an old glibc
         return False
-    return True
+    row = rows[first]
+    assert row is not None
+    if (st.st_size, st.st_mtime, file_stamp(st)) == row or (st.st_ctime_ns, st.st_ino) != (row[2][2], row[2][3]):
+        return True  # the same, or written or replaced between the two stats (no verdict then)
+    _turn_off(f"statx and os.stat disagree on {os.path.join(folder, names[first])!r}")
+    return False
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
 
 
 def load_kernel() -> bool:

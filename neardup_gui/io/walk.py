@@ -262,16 +262,11 @@ def walk_folder(
             give_way()  # a stat per entry: such loops keep a waiting window thread out otherwise
             name = entry.name
             rel = prefix + name
+            got = batch[n] if batch is not None else None
             plain = None
-            if batch is not None:
-                got = batch[n]
-                if got is _NOT_PLAIN:
-                    pass
-                elif got is None:  # the batch could not say: as without it
-                    plain = _plain_file(rel, source_id, entry.path, stat_files)
-                else:
-                    plain = WalkEntry(rel, source_id, entry.path, False, "", "", *got)
-            elif name[0] != "." and _is_regular(entry) and wanted(name, rel):
+            if got is not None and got is not _NOT_PLAIN:
+                plain = WalkEntry(rel, source_id, entry.path, False, "", "", *got)
+            elif got is None and _is_plain(entry, rel, wanted):  # (the batch could not say of it)
                 plain = _plain_file(rel, source_id, entry.path, stat_files)
             if plain is not None:
                 found.append(plain)
@@ -294,16 +289,18 @@ def walk_folder(
 _NOT_PLAIN = object()
 
 
+def _is_plain(entry: os.DirEntry[str], rel: str, wanted: Callable[[str, str], bool]) -> bool:
+    """A file to read as listed: not hidden, regular (not a link), wanted by the patterns."""
+    return entry.name[0] != "." and _is_regular(entry) and wanted(entry.name, rel)
+
+
 def _batch_stats(
     dir_path: str, prefix: str, entries: list[os.DirEntry[str]], wanted: Callable[[str, str], bool]
 ) -> list[Any] | None:
     """Per entry of a folder: ``_NOT_PLAIN`` for one that is not a plain file to read (hidden, not
     regular as listed, not wanted), else its ``(size, mtime, stamp)`` from one ``stat_regular``
     call, or None where that call could not say; None for all when it cannot be made."""
-    picks = [
-        n for n, entry in enumerate(entries)
-        if entry.name[0] != "." and _is_regular(entry) and wanted(entry.name, prefix + entry.name)
-    ]  # fmt: skip
+    picks = [n for n, entry in enumerate(entries) if _is_plain(entry, prefix + entry.name, wanted)]
     if len(picks) < BATCH_MIN:
         return None
     stats = stat_regular(dir_path, [entries[n].name for n in picks])
