@@ -61,12 +61,19 @@ def test_the_compiled_stat_runs_here() -> None:
 
 
 @linux_only
-def test_a_folder_stated_in_one_call_gives_what_os_stat_gives(tmp_path: Path) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_folder_stated_in_one_call_gives_what_os_stat_gives(
+    tmp_path: Path, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "src"
     names = _odd_folder(folder)
+    if threads == 2:  # the call split between two threads, as for a large folder
+        monkeypatch.setattr(fstat, "SPLIT_MIN", 2)
+        monkeypatch.setattr("neardup_gui.core.machine.usable_cores", lambda: 2)
     rows = fstat.stat_regular(str(folder), names)
     assert rows is not None
     assert rows == [_expected(folder, name) for name in names]
+    assert fstat.stamps_regular(str(folder), names) == [row[2] if row else None for row in rows]
     by_name = dict(zip(names, rows))
     assert by_name["sub"] is None and by_name["missing.txt"] is None and by_name["dangling.txt"] is None
     assert by_name["link.txt"] == by_name[names[0]]  # links followed, as os.stat does
@@ -107,7 +114,7 @@ def test_a_disagreement_with_os_stat_turns_the_batch_off(tmp_path: Path) -> None
     names = _odd_folder(folder)
     size, mtime, stamp = _expected(folder, names[5])
     wrong = (size, mtime, (size, stamp[1], stamp[2], stamp[3], stamp[4] + 1))  # another device number
-    assert not fstat._agrees(str(folder), [names[5]], [wrong])
+    assert not fstat._agrees(str(folder), [names[5]], 0, wrong)
     assert not fstat.batch_available()
     assert fstat.stat_regular(str(folder), names) is None  # each file is stat'ed on its own from now on
     rows = {e.rel: e for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
@@ -132,8 +139,8 @@ def test_the_check_after_the_run_reports_the_same_with_and_without_the_batch(
     (folder / names[6]).unlink()
     (folder / names[6]).mkdir()  # a folder where a file was
     calls: list[int] = []
-    real = corpus_mod.stat_regular
-    monkeypatch.setattr(corpus_mod, "stat_regular", lambda root, paths: calls.append(len(paths)) or real(root, paths))
+    real = corpus_mod.stamps_regular
+    monkeypatch.setattr(corpus_mod, "stamps_regular", lambda root, paths: calls.append(len(paths)) or real(root, paths))
     batched = check_integrity(folder, corpus.documents, stamps=stamps)
     assert calls and calls[0] >= fstat.BATCH_MIN
     monkeypatch.setattr(fstat, "_disabled", True)

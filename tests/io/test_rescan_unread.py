@@ -416,7 +416,7 @@ def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same
     assert [p for p, _ in alone] == [early, late[0], late[2], late[-1]]
     # What this process stats: one file at a time, or many in one call (io.fstat, on Linux).
     here: list[str] = []
-    real_stat, real_batch = corpus_mod._Stamper.__call__, corpus_mod.stat_regular
+    real_stat, real_batch = corpus_mod._Stamper.__call__, corpus_mod.stamps_regular
 
     def stat_here(self, rel):
         here.append(rel)
@@ -427,7 +427,7 @@ def test_the_check_shares_its_stats_with_the_helper_process_and_reports_the_same
         return real_batch(root, names)
 
     monkeypatch.setattr(corpus_mod._Stamper, "__call__", stat_here)
-    monkeypatch.setattr(corpus_mod, "stat_regular", batch_here)
+    monkeypatch.setattr(corpus_mod, "stamps_regular", batch_here)
     helper = VerifyHelper()
     helper.start()
     try:
