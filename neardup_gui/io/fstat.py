@@ -31,7 +31,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BATCH_MIN", "batch_available", "stamps_regular", "stat_regular"]
+__all__ = ["BATCH_MIN", "batch_available", "stamps_regular", "stat_columns", "stat_regular"]
 
 # Fewer names than this are stat'ed one by one (the batch's arrays cost ~20 µs to set up).
 BATCH_MIN = 16
@@ -111,7 +111,7 @@ def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
     the name is not a regular file or its stat failed or was incomplete (the caller stats that
     one itself, to say what it is or why it failed).
     """
-    got = _stat_columns(folder, names)
+    got = stat_columns(folder, names)
     if got is None:
         return None
     sizes, mtimes, stamps, bad = got
@@ -123,7 +123,7 @@ def stat_regular(folder: str, names: Sequence[str]) -> list[Row | None] | None:
 
 def stamps_regular(folder: str, names: Sequence[str]) -> list[Stamp | None] | None:
     """``stat_regular``'s ``file_stamp`` alone: per name, its stamp or None (the same cases)."""
-    got = _stat_columns(folder, names, with_mtimes=False)
+    got = stat_columns(folder, names, with_mtimes=False)
     if got is None:
         return None
     _, _, stamps, bad = got
@@ -133,12 +133,12 @@ def stamps_regular(folder: str, names: Sequence[str]) -> list[Stamp | None] | No
     return out
 
 
-def _stat_columns(
+def stat_columns(
     folder: str, names: Sequence[str], with_mtimes: bool = True
 ) -> tuple[list[int], list[float], list[Stamp], list[int]] | None:
-    """Per name: sizes, float mtimes (empty unless ``with_mtimes``) and stamps, and the indexes
-    of the names that are not regular files or whose stat failed or was incomplete; None when
-    the call cannot be made here or disagrees with ``os.stat``."""
+    """``stat_regular``'s values as columns: per name its size, float mtime (none unless
+    ``with_mtimes``) and stamp, and the indexes of the names that are not regular files or whose
+    stat failed or was incomplete (their values are not to be used); None as ``stat_regular``."""
     kernel = _kernel() if not _disabled else None
     if kernel is None or not names:
         return None

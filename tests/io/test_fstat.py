@@ -82,30 +82,60 @@ def test_a_folder_stated_in_one_call_gives_what_os_stat_gives(
 
 @linux_only
 @pytest.mark.parametrize("stat_files", [True, False])
-def test_the_walk_lists_the_same_with_and_without_the_batch(tmp_path: Path, stat_files: bool,
+@pytest.mark.parametrize("patterns", [(("*.txt",), ()), (("稿件*", "*.TXT", "sub2/*"), ("*第3版*", "*/b05.txt"))])
+def test_the_walk_lists_the_same_with_and_without_the_batch(tmp_path: Path, stat_files: bool, patterns,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    include, exclude = patterns
     folder = tmp_path / "src"
     _odd_folder(folder)
     (folder / ".hidden.txt").write_text("隐藏", encoding="utf-8")
     (folder / "notes.md").write_text("不读", encoding="utf-8")
+    (folder / "大写.TXT").write_text("后缀大写", encoding="utf-8")  # patterns match either case
+    (folder / "sub2").mkdir()  # a folder below the root: paths with a prefix, another source
+    for i in range(fstat.BATCH_MIN + 2):
+        (folder / "sub2" / f"b{i:02d}.txt").write_text("副本" * i, encoding="utf-8")
     calls: list[int] = []
-    real = walk_mod.stat_regular
+    real = walk_mod.stat_columns
 
     def counted(where: str, names: list[str]):
         calls.append(len(names))
         return real(where, names)
 
-    monkeypatch.setattr(walk_mod, "stat_regular", counted)
-    batched = walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress(), stat_files=stat_files)
+    monkeypatch.setattr(walk_mod, "stat_columns", counted)
+    batched = walk_folder(folder.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files)
     assert bool(calls) == stat_files  # a rescan's walk (stats) uses it; a first screen's has no stats to make
     monkeypatch.setattr(fstat, "_disabled", True)
-    single = walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress(), stat_files=stat_files)
+    single = walk_folder(folder.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files)
     assert batched == single
     rows = {e.rel: e for e in batched}
     assert rows["pipe.txt"].status == "excluded" and rows[".hidden.txt"].status == "excluded"
     assert rows["dangling.txt"].status == "skipped_link" and rows["notes.md"].status == "excluded"
+    assert not rows["sub2/b03.txt"].status and rows["sub2/b03.txt"].source_id == "sub2"
+    assert (rows["sub2/b05.txt"].status == "excluded") == bool(exclude)
+    assert (rows["稿件03 第3版.txt"].status == "excluded") == bool(exclude)
+    assert not rows["大写.TXT"].status
     if stat_files:
         assert all(e.stamp is not None for e in batched if not e.status)
+
+
+@linux_only
+def test_a_file_the_one_call_could_not_stat_is_stated_on_its_own_by_the_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    real = walk_mod.stat_columns
+
+    def first_failed(where: str, asked: list[str]):
+        sizes, mtimes, stamps, bad = real(where, asked)
+        sizes[0], stamps[0] = -1, None  # what a failed statx leaves: nothing to use
+        return sizes, mtimes, stamps, [0, *bad]
+
+    monkeypatch.setattr(walk_mod, "stat_columns", first_failed)
+    rows = {e.rel: e for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
+    st = os.stat(folder / names[0])
+    assert (rows[names[0]].size, rows[names[0]].stamp) == (st.st_size, file_stamp(st))
+    assert rows[names[1]].stamp == file_stamp(os.stat(folder / names[1]))
 
 
 @linux_only
