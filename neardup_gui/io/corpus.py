@@ -1058,8 +1058,9 @@ def check_integrity(
     Args:
         root: The source folder that was scanned.
         documents: The manifest rows of that scan.
-        progress: Reports stage ``check``; ``check()`` is called before each file (re-hashing
-            100,000 files takes seconds, and a cancel must not wait for it).
+        progress: Reports stage ``check``; ``check()`` is called before the one-call stats and
+            before each file stat'ed or hashed on its own (re-hashing 100,000 files takes
+            seconds, and a cancel must not wait for it).
         stamps: path -> the stamp a file had when the scan read it or took it over.
         share: Runs a function in another process and returns its future, or None when it
             cannot (``core.helper.VerifyHelper.call``). From ``CHECK_SHARE_MIN`` files with a
@@ -1101,6 +1102,7 @@ def check_integrity(
     stamp_of = _Stamper(root_path, root_text)
     # This process's files stat'ed in one call without the GIL where it can be (io.fstat).
     progress.report("check", 0, total)
+    progress.check()
     now = _stamps_now(root_text, paths, stamped, cut)
     # Settled: the stamp now is the one recorded, or the other process has the file. Left: files
     # read without a stamp (checked in full), files the one call could not stat (stat'ed one by

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from neardup_gui.core.machine import usable_cores
+
 log = logging.getLogger(__name__)
 
 __all__ = ["BATCH_MIN", "batch_available", "stamps_regular", "stat_columns", "stat_regular"]
@@ -192,8 +194,6 @@ def stat_columns(
 def _run(kernel: Any, fd: int, joined: np.ndarray, starts: np.ndarray, raw: np.ndarray, codes: np.ndarray) -> None:
     """The kernel over every name: on two threads from ``SPLIT_MIN`` names where two cores are
     usable (it holds no GIL), else on this one."""
-    from neardup_gui.core.machine import usable_cores
-
     n = codes.size
     if n < SPLIT_MIN or usable_cores() < 2:
         kernel.statx_names(np.int32(fd), joined, starts, np.int32(0), np.uint32(_BASIC_STATS), raw, codes)

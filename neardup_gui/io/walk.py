@@ -323,8 +323,8 @@ def _plain_rows(
     """Per entry of a folder: the row of a plain file to read (``_is_plain``) with its stats from
     one ``stat_columns`` call, else None (another entry, or a file that call could not say of);
     None for all when the call cannot be made or too few files are plain. Made by columns (each
-    test and the rows mapped in C over the folder): 100,000 files listed in ~0.4 s instead of
-    ~0.7 s, most of that a Python loop per entry before."""
+    test and the rows mapped in C over the folder): 100,000 files listed in 0.48-0.64 s against
+    0.57-0.69 s with a Python loop per entry."""
     names = list(map(_name, entries))
     rels = list(map(prefix.__add__, names)) if prefix else names
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -67,10 +68,21 @@ def test_a_folder_stated_in_one_call_gives_what_os_stat_gives(
 ) -> None:
     folder = tmp_path / "src"
     names = _odd_folder(folder)
+    seen: list[tuple[str, int]] = []  # (thread, names) of each kernel call
+    real = fstat._kernel()
+
+    class Counted:
+        @staticmethod
+        def statx_names(dirfd, joined, starts, flags, mask, out, codes) -> int:
+            seen.append((threading.current_thread().name, codes.size))
+            return real.statx_names(dirfd, joined, starts, flags, mask, out, codes)
+
+    monkeypatch.setattr(fstat, "_kernel", lambda: Counted())
     if threads == 2:  # the call split between two threads, as for a large folder
         monkeypatch.setattr(fstat, "SPLIT_MIN", 2)
-        monkeypatch.setattr("neardup_gui.core.machine.usable_cores", lambda: 2)
+        monkeypatch.setattr(fstat, "usable_cores", lambda: 2)
     rows = fstat.stat_regular(str(folder), names)
+    assert len({thread for thread, _ in seen}) == threads and sum(n for _, n in seen) == len(names)
     assert rows is not None
     assert rows == [_expected(folder, name) for name in names]
     assert fstat.stamps_regular(str(folder), names) == [row[2] if row else None for row in rows]
