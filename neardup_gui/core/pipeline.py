@@ -236,15 +236,11 @@ def propose(
             then drops the others, as without a large cluster).
     """
     n = len(prepared)
-    groups = exact.group_by_digest(prepared.digests)
-    group_of = [0] * n
-    reps: list[int] = []
-    for g, members in enumerate(groups):
-        reps.append(members[0])
-        for m in members:
-            group_of[m] = g
+    groups = exact.digest_groups(prepared.digests)
+    group_of: list[int] = groups.of.tolist()
+    reps: list[int] = groups.reps.tolist()
     by_method: dict[str, set[tuple[int, int]]] = {METHOD_EXACT: set()}
-    for members in groups:
+    for members in groups.several():
         by_method[METHOD_EXACT].update(exact.pairs_within(members))
 
     subset: np.ndarray | None = None
@@ -259,10 +255,9 @@ def propose(
     proposals = Proposals(by_method, group_of, sigs, rep_rows)
 
     def expand(gi: int, gj: int) -> list[tuple[int, int]]:
-        return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups[gi], groups[gj])]
+        return [(min(a, b), max(a, b)) for a, b in exact.pairs_between(groups.members(gi), groups.members(gj))]
 
-    sizes = np.fromiter((len(g) for g in groups), dtype=np.int64, count=len(groups))
-    reps_arr = np.asarray(reps, dtype=np.int64)
+    sizes, reps_arr = groups.sizes, groups.reps
 
     def to_docs(pairs: np.ndarray) -> set[tuple[int, int]]:
         docs = _doc_pairs(pairs, sizes, reps_arr, expand)

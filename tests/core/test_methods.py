@@ -96,6 +96,30 @@ def test_tfidf_candidates_at_the_seed_threshold_are_the_six_published_pairs_with
     assert [0, 4] in groups and all(len(g) == 1 for g in groups if g != [0, 4])
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_digest_groups_are_the_groups_by_digest_as_columns(seed: int) -> None:
+    rng = random.Random(seed)
+    distinct = [rng.randbytes(16) for _ in range(300)]
+    # Singletons, pairs, a group past MAX_GROUP_PAIRS, its members scattered through the list.
+    digests = distinct + [rng.choice(distinct[:40]) for _ in range(120)] + [distinct[7]] * (exact.MAX_GROUP_PAIRS + 5)
+    rng.shuffle(digests)
+    lists = exact.group_by_digest(digests)
+    groups = exact.digest_groups(digests)
+    assert len(groups) == len(lists)
+    assert [groups.members(g) for g in range(len(groups))] == lists
+    assert list(groups.several()) == [m for m in lists if len(m) > 1]
+    assert groups.reps.tolist() == [m[0] for m in lists]
+    assert groups.sizes.tolist() == [len(m) for m in lists]
+    assert all(groups.of[i] == g for g, members in enumerate(lists) for i in members)
+
+
+def test_digest_groups_of_nothing_and_of_distinct_digests() -> None:
+    empty = exact.digest_groups([])
+    assert len(empty) == 0 and list(empty.several()) == []
+    groups = exact.digest_groups([b"b", b"a", b"c"])
+    assert groups.of.tolist() == [0, 1, 2] and list(groups.several()) == [] and groups.members(1) == [1]
+
+
 def test_tfidf_equals_sklearn_char_ngrams_on_random_chinese_texts() -> None:
     sklearn_text = pytest.importorskip("sklearn.feature_extraction.text")
     pairwise = pytest.importorskip("sklearn.metrics.pairwise")
