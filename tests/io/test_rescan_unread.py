@@ -664,6 +664,15 @@ def _prelinked_left(out: Path) -> list[str]:
     return [p.name for p in (out / "cache").iterdir() if p.name.startswith((_Prelink.PREFIX, _ASIDE_PREFIX))]
 
 
+def _prelinked_left_once_removed(out: Path) -> list[str]:
+    """``_prelinked_left`` once the helper process has had time to remove the previous
+    ``normalized/`` (it does so after the screen has returned)."""
+    deadline = time.monotonic() + 60
+    while _prelinked_left(out) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _prelinked_left(out)
+
+
 def _given_to_helper(monkeypatch) -> list[tuple[str, str]]:
     """``(function name, its first argument)`` of each call a helper process is given from now on."""
     from neardup_gui.core.helper import VerifyHelper
@@ -715,9 +724,7 @@ def test_a_rescans_helper_process_links_the_normalized_files_ahead_with_the_same
     # the session does), then removed by the helper process, not here.
     assert [n for n, a in given if n == outputs_mod.remove_folder_aside.__name__ and ".normalized.old" in a]
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
-    deadline = time.monotonic() + 60
-    while _prelinked_left(out) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    _prelinked_left_once_removed(out)
     after = _normalized_files(out)
     assert {n for n in after if after[n][0] != before[n][0]} == {f"{changed.doc_id}.txt"}  # the rest linked
     fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
@@ -765,7 +772,7 @@ def test_linked_files_that_are_gone_by_the_end_of_the_run_are_made_there_and_the
     after = _normalized_files(out)
     assert {n: b for n, (_, b) in after.items()} == {n: b for n, (_, b) in before.items()}
     assert all(after[n][0] == before[n][0] for n in after)  # linked at the end instead
-    assert _prelinked_left(out) == []
+    assert _prelinked_left_once_removed(out) == []
 
 
 def test_a_screen_cancelled_before_its_outputs_leaves_no_folder_linked_ahead(
