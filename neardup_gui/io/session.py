@@ -58,7 +58,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
-from operator import attrgetter, itemgetter
+from itertools import compress
+from operator import attrgetter, itemgetter, not_
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +234,21 @@ def _row_digests(values: list[tuple[Any, ...]]) -> list[bytes]:
     depend on the values alone.)"""
     blake, dumps = hashlib.blake2b, marshal.dumps
     return [blake(dumps(v, 2), digest_size=16).digest() for part in slices_giving_way(values, 1024) for v in part]
+
+
+def _doc_ids_of(cursor: sqlite3.Cursor, run_id: str) -> list[str]:
+    """The doc_ids of run ``run_id``'s own manifest rows."""
+    return [r[0] for r in cursor.execute("SELECT doc_id FROM documents WHERE run_id = ?", (run_id,))]
+
+
+def _stored_of(cursor: sqlite3.Cursor, run_id: str, doc_ids: Sequence[str]) -> int:
+    """How many of ``doc_ids`` (distinct) have a manifest row of run ``run_id``'s own."""
+    found = 0
+    for lo in range(0, len(doc_ids), 500):  # (SQLite's older limit on parameters is 999)
+        part = doc_ids[lo : lo + 500]
+        sql = f"SELECT count(*) FROM documents WHERE run_id = ? AND doc_id IN ({', '.join('?' * len(part))})"
+        found += cursor.execute(sql, (run_id, *part)).fetchone()[0]
+    return found
 
 
 def _manifest_sql(names: Sequence[str], ids: int = 0) -> str:
@@ -640,15 +656,35 @@ class ReviewSession:
         if latest is not None and documents:
             cursor = conn.cursor()
             cursor.row_factory = None
-            stored = dict(cursor.execute("SELECT doc_id, row_digest FROM documents WHERE run_id = ?",
-                                         (latest[1] or latest[0],)))  # fmt: skip
-            get = stored.get
-            changed = [i for i, (d, digest) in enumerate(zip(documents, digests)) if get(d.doc_id) != digest]
+            last = latest[1] or latest[0]
+            # Every digest of the last complete manifest in one value: a digest covers its row's
+            # doc_id, so a row is unchanged when its digest is among them (100,000 rows inside a
+            # rescan: ~0.15 s against ~0.28 s for a (doc_id, digest) tuple each, compared by doc_id).
+            # Its doc_ids are read only when a row of it is matched by none (a file may be gone).
+            count, whole, blob = cursor.execute(
+                "SELECT count(*), count(length(row_digest) = 16 OR NULL), CAST(group_concat(row_digest, X'') AS BLOB) "
+                "FROM documents WHERE run_id = ?", (last,)
+            ).fetchone()  # fmt: skip
             limit = DELTA_SHARE * len(documents)
+            if count == whole and len(blob or b"") == 16 * count:
+                stored_digests = {blob[o : o + 16] for o in range(0, len(blob), 16)}
+                changed = list(compress(range(len(digests)), map(not_, map(stored_digests.__contains__, digests))))
+                # A row of the last manifest not matched is a changed document's, or a gone one's.
+                maybe_gone = len(changed) <= limit and count > len(documents) - len(changed) + _stored_of(
+                    cursor, last, [documents[i].doc_id for i in changed]
+                )  # fmt: skip
+                ids: Iterable[str] = _doc_ids_of(cursor, last) if maybe_gone else ()
+            else:  # rows stored without a digest (a session of schema 1), or another kind of digest
+                stored = dict(cursor.execute("SELECT doc_id, row_digest FROM documents WHERE run_id = ?", (last,)))
+                get = stored.get
+                changed = [i for i, (d, digest) in enumerate(zip(documents, digests)) if get(d.doc_id) != digest]
+                ids = stored.keys()
             if len(changed) <= limit:
-                gone = stored.keys() - {d.doc_id for d in documents}
+                gone = set(ids)
+                if gone:
+                    gone -= {d.doc_id for d in documents}
                 if len(changed) + len(gone) <= limit:
-                    base, picked, removed = latest[1] or latest[0], changed, sorted(gone)
+                    base, picked, removed = last, changed, sorted(gone)
         rows = [(run_id, *manifest.row(i), digests[i]) for i in picked]
         rows.sort(key=itemgetter(1))
         return base, rows, removed

@@ -296,6 +296,23 @@ def test_a_rescan_stores_only_the_manifest_rows_that_changed_and_reads_back_whol
         assert not s.pair_state("d-0005", "d-0006").stale
 
 
+def test_a_rescan_reads_the_last_manifests_doc_ids_only_when_a_file_may_be_gone(tmp_path: Path, monkeypatch) -> None:
+    from neardup_gui.io import session as session_mod
+
+    read: list[str] = []
+    real = session_mod._doc_ids_of
+    monkeypatch.setattr(session_mod, "_doc_ids_of", lambda cursor, run_id: read.append(run_id) or real(cursor, run_id))
+    path = tmp_path / SESSION_FILENAME
+    with ReviewSession.open(path) as s:
+        s.record_run(_run("run-1", tmp_path), _archive(200), [])
+        s.record_run(_run("run-2", tmp_path), _archive(200, changed={3, 150}, added=2), [])  # edited, added
+        assert read == []  # every row of run-1 is matched: by an unchanged row or an edited document's
+        s.record_run(_run("run-3", tmp_path), _archive(200, changed={3}, gone={9}), [])
+        assert read == ["run-1"]
+        assert s.documents("run-3") == _archive(200, changed={3}, gone={9})
+    assert _stored_rows(path, "run-2") == (4, 0) and _stored_rows(path, "run-3") == (1, 1)
+
+
 def _pairs(n: int, changed: set[int] = frozenset(), gone: set[int] = frozenset(), added: int = 0) -> list[Candidate]:
     """``n`` candidate pairs (``changed`` ones rescored, ``gone`` ones dropped), ``added`` new pairs
     placed first, the way a rescan's new best matches sort to the top."""
