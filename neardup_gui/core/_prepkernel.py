@@ -276,3 +276,47 @@ def sorted_sets(windows, win_bounds, out_bounds):  # pragma: no cover - compiled
         out_bounds[d] = o
         o = _sorted_set_into(windows, win_bounds[d], win_bounds[d + 1], windows, o, counts, tmp)
     out_bounds[win_bounds.size - 1] = o
+
+
+@njit(cache=True, nogil=True)
+def batch_digests(norm, norm_bounds, out):  # pragma: no cover - compiled
+    """``out[d]``: the two lanes of ``exact.normalized_digests`` for ``norm[norm_bounds[d]:
+    norm_bounds[d + 1]]`` (the same arithmetic, one pass)."""
+    k1, k2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD6E8FEB86659FD93)
+    m1, m2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+    s1, s2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+    for d in range(norm_bounds.size - 1):
+        lo, hi = norm_bounds[d], norm_bounds[d + 1]
+        a = np.uint64(0)
+        b = np.uint64(0)
+        for i in range(lo, hi):
+            x = (np.uint64(i - lo) << np.uint64(32)) | np.uint64(norm[i])
+            y = x * k1
+            y ^= y >> np.uint64(33)
+            y *= m1
+            y ^= y >> np.uint64(33)
+            y *= m2
+            y ^= y >> np.uint64(33)
+            a += y
+            z = x + k2
+            z ^= z >> np.uint64(30)
+            z *= s1
+            z ^= z >> np.uint64(27)
+            z *= s2
+            z ^= z >> np.uint64(31)
+            b += z
+        n = np.uint64(hi - lo)
+        y = (a ^ n) * k1
+        y ^= y >> np.uint64(33)
+        y *= m1
+        y ^= y >> np.uint64(33)
+        y *= m2
+        y ^= y >> np.uint64(33)
+        out[d, 0] = y
+        z = (b + n) + k2
+        z ^= z >> np.uint64(30)
+        z *= s1
+        z ^= z >> np.uint64(27)
+        z *= s2
+        z ^= z >> np.uint64(31)
+        out[d, 1] = z

@@ -208,7 +208,8 @@ def prepare_partition(
     for lo in range(0, len(readable), _BATCH):
         batch = readable[lo : lo + _BATCH]
         cps_list = normalize_batch([t for _, _, t in batch], params.normalize)
-        for (p, doc, _), cps, h in zip(batch, cps_list, sh.shingle_sets(cps_list, params.k)):
+        digests = exact.digests_of(cps_list)
+        for (p, doc, _), cps, h, digest in zip(batch, cps_list, sh.shingle_sets(cps_list, params.k), digests):
             if folder is not None:
                 _write_normalized(folder, doc.doc_id, cps)
                 written += 1
@@ -217,7 +218,7 @@ def prepare_partition(
                 continue
             pos.append(p)
             hashes.append(h)
-            ndig.append(exact.normalized_digest(cps))
+            ndig.append(digest)
             adig.append(hashlib.blake2b(h.tobytes(), digest_size=DIGEST_SIZE).digest())
     sigs = signatures([sh.minhash_values(h) for h in hashes], params.num_perm, params.seed, backend=_backend())
     return PartPrep(
@@ -527,7 +528,7 @@ def verify_chunk(
     prepared = Prepared(
         list(doc_ids),
         hashes,
-        [exact.normalized_digest(c) for c in cps_list],
+        exact.digests_of(cps_list),
         [],
         [int(c.size) for c in cps_list],
     )

@@ -96,6 +96,29 @@ def test_tfidf_candidates_at_the_seed_threshold_are_the_six_published_pairs_with
     assert [0, 4] in groups and all(len(g) == 1 for g in groups if g != [0, 4])
 
 
+def test_the_digest_of_a_normalized_text_tells_apart_every_edit_and_reordering() -> None:
+    from neardup_gui.core.methods.exact import digests_of, normalized_digest
+
+    rng = np.random.default_rng(4)
+    text = rng.integers(0x4E00, 0x9FFF, 600).astype(np.uint32)
+    variants = [text, text[:-1], text[1:], np.concatenate([text, text[:1]]), text[::-1].copy(), np.zeros(0, np.uint32)]
+    for i in range(0, text.size, 7):  # one character replaced, or two neighbours swapped
+        edited = text.copy()
+        edited[i] = 0x4E00 + (int(edited[i]) - 0x4E00 + 1) % 0x5200
+        swapped = text.copy()
+        swapped[[i, i - 1]] = swapped[[i - 1, i]]
+        variants += [edited, swapped] if swapped[i] != text[i] else [edited]
+    digests = digests_of(variants)
+    assert all(len(d) == 16 for d in digests)
+    assert len(set(digests)) == len(variants)
+    assert digests == [normalized_digest(v) for v in variants]
+    assert normalized_digest(text.copy()) == digests[0]  # the same text, the same digest
+    # Many short random texts: no two share a digest.
+    short = [rng.integers(0, 0x110000, rng.integers(1, 6)).astype(np.uint32) for _ in range(20_000)]
+    distinct = {v.tobytes() for v in short}
+    assert len(set(digests_of(short))) == len(distinct)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_digest_groups_are_the_groups_by_digest_as_columns(seed: int) -> None:
     rng = random.Random(seed)

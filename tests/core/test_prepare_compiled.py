@@ -253,3 +253,23 @@ def test_rolling_window_hashes_equal_the_hashes_computed_afresh(k) -> None:
         end = _prepkernel._windows_into(doc, 0, doc.size, k, base, out, 1)
         assert out[0] == 12345
         assert np.array_equal(out[1:end], sh.window_hashes(doc, k))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_compiled_digest_of_normalized_texts_equals_the_numpy_one(monkeypatch, seed: int) -> None:
+    from neardup_gui.core import _prepkernel
+    from neardup_gui.core.methods import exact
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 2500, 120)
+    lengths[[0, 7, 119]] = 0  # empty texts first, inside and last
+    bounds = np.full(lengths.size + 1, 5, dtype=np.int64)  # a batch that does not start at 0
+    np.cumsum(lengths, out=bounds[1:])
+    bounds[1:] += 5
+    cps = rng.integers(0, 0x110000, int(bounds[-1]) + 3, dtype=np.uint32)  # every plane
+    lanes = np.empty((lengths.size, 2), dtype=np.uint64)
+    _prepkernel.batch_digests(cps, bounds, lanes)
+    monkeypatch.setattr(exact, "_digest_kernel", lambda total: None)
+    in_numpy = exact.normalized_digests(cps, bounds)
+    assert exact.digest_bytes(lanes) == in_numpy
+    assert len(set(in_numpy)) == lengths.size - 2  # the three empty texts share one
