@@ -29,6 +29,7 @@ Must not import Qt.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import multiprocessing
 import operator
@@ -241,8 +242,13 @@ class KnownFiles(Mapping[str, KnownFile]):
         for lo in range(0, have.size, _COLUMN_SLICE):
             give_way()
             got = [stamps[j] for j in have[lo : lo + _COLUMN_SLICE].tolist()]
-            times[lo : lo + len(got)] = [s[:3] for s in got]
-            inodes[lo : lo + len(got)] = [s[3:] for s in got]
+            try:  # one conversion (inode and device numbers below 2**63, as nearly always)
+                both = np.array(got, dtype=np.int64).reshape(-1, 5)
+                times[lo : lo + len(got)] = both[:, :3]
+                inodes[lo : lo + len(got)] = both[:, 3:].view(np.uint64)
+            except OverflowError:
+                times[lo : lo + len(got)] = [s[:3] for s in got]
+                inodes[lo : lo + len(got)] = [s[3:] for s in got]
         same = self._takeable[rows] & (self.times[rows, 0] <= max_bytes)
         same &= (times == self.times[rows]).all(axis=1) & (inodes == self.inodes[rows]).all(axis=1)
         at[have[same]] = rows[same]
@@ -253,6 +259,15 @@ class KnownFiles(Mapping[str, KnownFile]):
         extractor)``."""
         return (self._status[i], self._messages.get(i, ""), self._sizes[i], self._mtimes[i], self._shas[i],
                 self._encodings[i], self._chars[i], self._extractors[i])  # fmt: skip
+
+    def rows(self, indexes: Sequence[int]) -> list[tuple[Any, ...]]:
+        """``[row(i) for i in indexes]``, made column by column in C."""
+        if len(indexes) < 2:
+            return [self.row(i) for i in indexes]
+        pick = operator.itemgetter(*indexes)
+        messages = map(self._messages.get, indexes, itertools.repeat(""))
+        return list(zip(pick(self._status), messages, pick(self._sizes), pick(self._mtimes), pick(self._shas),
+                        pick(self._encodings), pick(self._chars), pick(self._extractors)))  # fmt: skip
 
     def release(self) -> None:
         """Empty the per-file columns giving way (``empty_giving_way``): freed at once, 100,000 paths
@@ -976,15 +991,16 @@ def scan_folder(
         if known:
             columns = KnownFiles.of(known)
             taken = columns.unchanged([shown[n][0] for n in files], [entries[n].stamp for n in files], max_bytes)
-            row = columns.row
-            for n, i in zip(files, taken):
-                if i < 0:
-                    to_read.append(n)
-                else:
-                    found[n] = row(i)
-                    known_at[shown[n][0]] = i
+            # The rows taken over made by columns (a loop making each row cost ~0.15 s at 100,000 files).
+            kept = list(map(operator.ge, taken, itertools.repeat(0)))
+            to_read = list(itertools.compress(files, map(operator.not_, kept)))
+            at = list(itertools.compress(files, kept))
+            rows_of = list(itertools.compress(taken, kept))
+            for n, r in zip(at, columns.rows(rows_of)):
+                found[n] = r
+            known_at = dict(zip(map(operator.itemgetter(0), map(shown.__getitem__, at)), rows_of))
             carried = columns.carried if known_at else None
-            del columns, row, taken
+            del columns, taken, kept, at, rows_of
         else:
             to_read = files
         rows = _ManifestRows(entries, shown)

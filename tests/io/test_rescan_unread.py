@@ -280,6 +280,21 @@ def test_each_part_of_a_files_stamp_and_row_decides_whether_it_is_taken_over_unr
     assert second.stamps == {p: s for p, s in first.stamps.items() if p != big.path}
 
 
+def test_a_file_whose_inode_number_is_past_int64_is_still_taken_over(folder) -> None:
+    # (Some file systems give such inode or device numbers; the walk's stamps are converted in one
+    # call as int64 and, where one does not fit, the slower way.)
+    first = scan_folder(folder)
+    known = corpus_mod.KnownFiles.of(first.known_files())
+    paths = list(known)
+    stamps = [known[p].stamp for p in paths]
+    big = (*stamps[1][:3], 2**64 - 5, 2**63 + 7)
+    known_rows = dict(first.known_files())
+    known_rows[paths[1]] = known_rows[paths[1]]._replace(stamp=big)
+    columns = corpus_mod.KnownFiles.of(known_rows)
+    assert columns.unchanged(paths, [stamps[0], big, *stamps[2:]], 10**9) == list(range(len(paths)))
+    assert columns.unchanged(paths, [stamps[0], (*big[:3], 2**64 - 6, big[4]), *stamps[2:]], 10**9)[1] == -1
+
+
 def test_a_cache_whose_file_rows_disagree_is_not_used_to_skip_any_file(folder, tmp_path, caplog) -> None:
     from neardup_gui.io.extract import ExtractOptions
     from neardup_gui.io.prepcache import CACHE_FILE
