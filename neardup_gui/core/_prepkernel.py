@@ -279,44 +279,39 @@ def sorted_sets(windows, win_bounds, out_bounds):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _digest_lane1(x):  # pragma: no cover - compiled
+    """``exact._lane1``: MurmurHash3's fmix64 of x * K1."""
+    y = x * np.uint64(0x9E3779B97F4A7C15)
+    y ^= y >> np.uint64(33)
+    y *= np.uint64(0xFF51AFD7ED558CCD)
+    y ^= y >> np.uint64(33)
+    y *= np.uint64(0xC4CEB9FE1A85EC53)
+    return y ^ (y >> np.uint64(33))
+
+
+@njit(cache=True, nogil=True)
+def _digest_lane2(x):  # pragma: no cover - compiled
+    """``exact._lane2``: SplitMix64's mix of x + K2."""
+    z = x + np.uint64(0xD6E8FEB86659FD93)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
 def batch_digests(norm, norm_bounds, out):  # pragma: no cover - compiled
     """``out[d]``: the two lanes of ``exact.normalized_digests`` for ``norm[norm_bounds[d]:
     norm_bounds[d + 1]]`` (the same arithmetic, one pass)."""
-    k1, k2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD6E8FEB86659FD93)
-    m1, m2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
-    s1, s2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
     for d in range(norm_bounds.size - 1):
         lo, hi = norm_bounds[d], norm_bounds[d + 1]
         a = np.uint64(0)
         b = np.uint64(0)
         for i in range(lo, hi):
             x = (np.uint64(i - lo) << np.uint64(32)) | np.uint64(norm[i])
-            y = x * k1
-            y ^= y >> np.uint64(33)
-            y *= m1
-            y ^= y >> np.uint64(33)
-            y *= m2
-            y ^= y >> np.uint64(33)
-            a += y
-            z = x + k2
-            z ^= z >> np.uint64(30)
-            z *= s1
-            z ^= z >> np.uint64(27)
-            z *= s2
-            z ^= z >> np.uint64(31)
-            b += z
+            a += _digest_lane1(x)
+            b += _digest_lane2(x)
         n = np.uint64(hi - lo)
-        y = (a ^ n) * k1
-        y ^= y >> np.uint64(33)
-        y *= m1
-        y ^= y >> np.uint64(33)
-        y *= m2
-        y ^= y >> np.uint64(33)
-        out[d, 0] = y
-        z = (b + n) + k2
-        z ^= z >> np.uint64(30)
-        z *= s1
-        z ^= z >> np.uint64(27)
-        z *= s2
-        z ^= z >> np.uint64(31)
-        out[d, 1] = z
+        out[d, 0] = _digest_lane1(a ^ n)
+        out[d, 1] = _digest_lane2(b + n)
