@@ -1025,14 +1025,17 @@ def scan_folder(
         found[n] = r
     del results
     documents = rows.all(found)
-    documents.sort(key=lambda d: d.path)
+    documents.sort(key=_path_of)
     extra: dict[str, dict[str, str]] = {}
     if sidecar is not None:
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
-    read = {d.doc_id: rows.texts[d.path] for d in documents if d.path in rows.texts}
-    usable = {d.doc_id: d for d in documents if d.status == STATUS_OK}
-    later = {i: d for i, d in usable.items() if d.path in rows.trusted}
+    # Mapped over the documents' columns in C (a comprehension each: 30-60 ms at 100,000 files).
+    ids, paths = list(map(_doc_id_of, documents)), list(map(_path_of, documents))
+    read = {i: rows.texts[p] for i, p in itertools.compress(zip(ids, paths), map(rows.texts.__contains__, paths))}
+    usable = dict(itertools.compress(zip(ids, documents), map(STATUS_OK.__eq__, map(_status_of, documents))))
+    later = dict(itertools.compress(usable.items(), map(rows.trusted.__contains__, map(_path_of, usable.values()))))
+    del ids, paths
     texts = SourceTexts(root_path, read, later, docs=usable)
     corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, rows.stamps, frozenset(rows.trusted), started_ns,
                           known_at, carried)  # fmt: skip
@@ -1157,6 +1160,8 @@ def check_integrity(
 
 _path_of = operator.attrgetter("path")
 _sha_of = operator.attrgetter("sha256")
+_doc_id_of = operator.attrgetter("doc_id")
+_status_of = operator.attrgetter("status")
 
 # Files with a stamp from which ``check_integrity`` gives half of them to another process (100,000
 # files: 0.41 s of stats here alone).
