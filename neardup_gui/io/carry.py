@@ -21,8 +21,10 @@ No Qt here.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
+import operator
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +41,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["CARRY_CHECKS", "CarriedRows", "ManifestMade", "carry_arrays", "carried_rows", "carry_context",
            "line_offsets", "make_manifest"]  # fmt: skip
+
+_path_of = operator.attrgetter("path")
 
 # Rows made afresh and compared before any is carried.
 CARRY_CHECKS = 64
@@ -151,8 +155,7 @@ def make_manifest(
     ``context`` and a sample of it agrees with rows made afresh (see the module notes)."""
     at: list[int] | None = None
     if carried is not None and known_at and carried.context == context:
-        get = known_at.get
-        at = [get(d.path, -1) for d in documents]
+        at = list(map(known_at.get, map(_path_of, documents), itertools.repeat(-1)))
         if max(at, default=-1) >= len(carried):
             at = None
         elif not _sample_agrees(documents, at, carried):
@@ -162,10 +165,10 @@ def make_manifest(
         data = outputs.csv_bytes(outputs.MANIFEST_COLUMNS, outputs.manifest_rows(documents))
         return ManifestMade(data, line_offsets(data, len(_HEADER)), manifest_values(documents))
     assert carried is not None
-    fresh = [i for i, j in enumerate(at) if j < 0]
-    fresh_data, fresh_at = _fresh([documents[i] for i in fresh])
     rows = np.asarray(at, dtype=np.int64)
     kept = rows >= 0
+    fresh = np.flatnonzero(~kept).tolist()
+    fresh_data, fresh_at = _fresh([documents[i] for i in fresh])
     row = np.maximum(rows, 0)
     k = np.cumsum(~kept)  # a fresh row's line is the k-th of ``fresh_data`` (from 1)
     fresh_at = np.append(fresh_at, fresh_at[-1])  # an index for the carried rows to read harmlessly

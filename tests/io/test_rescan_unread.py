@@ -280,6 +280,19 @@ def test_each_part_of_a_files_stamp_and_row_decides_whether_it_is_taken_over_unr
     assert second.stamps == {p: s for p, s in first.stamps.items() if p != big.path}
 
 
+def test_the_stamps_the_check_trusts_are_of_files_taken_over_or_written_well_before_the_scan(folder) -> None:
+    import dataclasses
+
+    corpus = scan_folder(folder)
+    start = corpus.started_ns
+    just_before = (10, start - 1, start - 1, 7, 1)  # written while the scan began: not settled
+    long_before = (10, start - 10 * corpus_mod.SETTLE_NS, start - 10 * corpus_mod.SETTLE_NS, 8, 1)
+    changed_ctime = (10, start - 10 * corpus_mod.SETTLE_NS, start - 1, 9, 1)
+    stamps = {"a.txt": just_before, "b.txt": long_before, "c.txt": just_before, "d.txt": changed_ctime}
+    taken = dataclasses.replace(corpus, stamps=stamps, trusted=frozenset({"c.txt"}))
+    assert taken.settled_stamps() == {"b.txt": long_before, "c.txt": just_before}
+
+
 def test_a_file_whose_inode_number_is_past_int64_is_still_taken_over(folder) -> None:
     # (Some file systems give such inode or device numbers; the walk's stamps are converted in one
     # call as int64 and, where one does not fit, the slower way.)
