@@ -407,7 +407,8 @@ def scope_mask(doc_ids: Sequence[str], labels: Mapping[str, str], scope: str) ->
     )
 
 
-_doc_id_of, _status_of, _chars_of, _sha256_of = (operator.attrgetter(n) for n in ("doc_id", "status", "chars", "sha256"))
+_doc_id_of, _status_of = operator.attrgetter("doc_id"), operator.attrgetter("status")
+_chars_of, _sha256_of = operator.attrgetter("chars"), operator.attrgetter("sha256")
 
 
 def _doc_pairs(
