@@ -49,6 +49,8 @@ CARRY_CHECKS = 64
 _DIGEST = 16  # bytes of a session row digest
 _HEADER = outputs.csv_bytes(outputs.MANIFEST_COLUMNS, [])
 _FORMULA_BYTES = np.frombuffer("".join(FORMULA_PREFIXES).encode("ascii"), dtype=np.uint8)
+_FORMULA_TABLE = np.zeros(256, dtype=bool)
+_FORMULA_TABLE[_FORMULA_BYTES] = True
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,15 @@ def _formula_free(lines: np.ndarray) -> bool:
     ``manifest.csv`` as they are, never through ``cellsafe.csv_cell`` again: a cache edited by
     hand (or by anything else) must not put a formula there."""
     if lines.size == 0:
+        return True
+    # First the bytes that could open such a cell at all: a formula byte after a comma, a line
+    # end or the start (not a CR there: the line end itself), or after a quote. Usually none, and
+    # the quotes need not be followed (100,000 manifest rows: ~25 ms against ~0.13 s).
+    at = np.flatnonzero(_FORMULA_TABLE[lines])
+    if at.size == 0:
+        return True
+    before = np.where(at > 0, lines[np.maximum(at - 1, 0)], 44)
+    if not (((before == 44) | (before == 10)) & (lines[at] != 13) | (before == 34)).any():
         return True
     outside = ~np.bitwise_xor.accumulate(lines == 34)  # after an even count of quotes
     # A cell starts the data, or follows a comma or a line end outside quotes (a field holding a

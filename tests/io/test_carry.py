@@ -292,3 +292,20 @@ def test_formula_cells_are_found_in_csv_lines(cells: list[str], free: bool) -> N
     buf = io.StringIO(newline="")
     csv.writer(buf, lineterminator="\r\n").writerows([["head", "x"], cells, ["tail", ""]])
     assert _formula_free(np.frombuffer(buf.getvalue().encode("utf-8"), dtype=np.uint8)) is free
+
+
+def test_formula_cells_are_found_as_a_csv_reader_reads_the_cells() -> None:
+    from neardup_gui.io.carry import _formula_free
+    from neardup_gui.io.cellsafe import FORMULA_PREFIXES
+
+    rng = random.Random(8)
+    alphabet = ["a", "中", "1", ",", '"', "\n", "\r", "=", "+", "-", "@", "\t", " "]
+    for _ in range(400):
+        rows = [[rng.choice(["", "x"]) + "".join(rng.choices(alphabet, k=rng.randrange(0, 5))) for _ in range(3)]
+                for _ in range(rng.randrange(1, 4))]  # fmt: skip
+        buf = io.StringIO(newline="")
+        csv.writer(buf, lineterminator="\r\n").writerows(rows)
+        text = buf.getvalue()
+        cells = [cell for row in csv.reader(io.StringIO(text, newline="")) for cell in row]
+        expected = not any(cell.startswith(FORMULA_PREFIXES) for cell in cells)
+        assert _formula_free(np.frombuffer(text.encode("utf-8"), dtype=np.uint8)) is expected, rows
