@@ -991,7 +991,7 @@ def scan_folder(
         # Per entry: its known row (a tuple) when taken over unread, its read result, or None (a status row).
         found: list[tuple[Any, ...] | _ReadResult | None] = [None] * len(entries)
         files = [n for n, e in enumerate(entries) if not e.status]
-        to_read: list[int] = []
+        to_read: list[int]
         known_at: dict[str, int] = {}  # path taken over unread -> its row in ``known``
         carried = None
         if known:
