@@ -280,6 +280,44 @@ def test_each_part_of_a_files_stamp_and_row_decides_whether_it_is_taken_over_unr
     assert second.stamps == {p: s for p, s in first.stamps.items() if p != big.path}
 
 
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs arbitrary bytes in file names")
+def test_rows_taken_over_unread_are_the_rows_a_fresh_scan_makes(folder, monkeypatch) -> None:
+    # Rows taken over are made by columns, a slice at a time; a name that is not valid UTF-8 (its
+    # row notes it) sends its slice the slower way. Top-level files take the folder's name as source.
+    monkeypatch.setattr(corpus_mod, "_COLUMN_SLICE", 5)
+    (folder / "总览.txt").write_text("总览" * 40, encoding="utf-8")
+    with open(os.fsencode(str(folder / "b")) + b"/gbk_\xd6\xd0.txt", "wb") as fh:
+        fh.write(("内容" * 40).encode())
+    _settle()
+    first = scan_folder(folder)
+    rows = first.known_files()
+    # (a row stored without the note, as for a text too short to compare: the note is added again)
+    rows["b/gbk_\\xd6\\xd0.txt"] = rows["b/gbk_\\xd6\\xd0.txt"]._replace(message="")
+    second = scan_folder(folder, known=rows)
+    known = set(rows)  # the empty and the binary file too: their statuses come from the bytes
+    assert {"b/gbk_\\xd6\\xd0.txt", "总览.txt", "b/empty.txt"} <= known and len(known) == len(first.documents)
+    assert second.trusted == known
+    assert second.documents == first.documents
+    by_path = {d.path: d for d in second.documents}
+    assert "not valid UTF-8" in by_path["b/gbk_\\xd6\\xd0.txt"].message
+    assert by_path["总览.txt"].source_id == folder.name and by_path["a/001.txt"].source_id == "a"
+    assert second.stamps == first.stamps
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="needs arbitrary bytes in file names")
+def test_files_taken_over_under_a_folder_whose_name_is_not_utf8_keep_its_shown_name_as_source(tmp_path) -> None:
+    root = os.fsencode(str(tmp_path)) + b"/src_\xd6\xd0"
+    os.mkdir(root)
+    for i in range(3):
+        with open(root + f"/{i}.txt".encode(), "wb") as fh:
+            fh.write(f"第{i}篇".encode() * 30)
+    _settle()
+    first = scan_folder(os.fsdecode(root))
+    second = scan_folder(os.fsdecode(root), known=first.known_files())
+    assert second.trusted == {"0.txt", "1.txt", "2.txt"}
+    assert second.documents == first.documents and first.documents[0].source_id == "src_\\xd6\\xd0"
+
+
 def test_the_stamps_the_check_trusts_are_of_files_taken_over_or_written_well_before_the_scan(folder) -> None:
     import dataclasses
 
