@@ -6,6 +6,12 @@ while its workspace is opened again, and while the folder is screened again into
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --rows 200000 --no-screen
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only          # 10,000 files
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only --big    # 100,000 files
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only --big --stacks late.txt
+
+``--stacks FILE``: whenever the window's 10 ms timer is ``--late`` ms overdue during the screen
+measures, every thread's stack is written to FILE (``faulthandler``'s watchdog, which needs no
+GIL), followed by a ``GAP`` line with the gap, the engine's stage and the phase: a thread holding
+the GIL in one long call shows there (how session 31 found the 100,000-row calls mapped in C).
 
 Everything runs through the real widgets offscreen: ``CandidateView`` (model, filter proxy, table),
 ``DiffView`` and ``MainWindow`` with its ``ScreenRunner``. Times include a forced repaint
@@ -15,6 +21,7 @@ Everything runs through the real widgets offscreen: ``CandidateView`` (model, fi
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import random
 import statistics
@@ -22,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -309,20 +317,28 @@ def bench_pair(n_chars: int, results: list[tuple[str, str, str]], kind: str = "e
 class GapClock:
     """A 10 ms QTimer: the gaps between its ticks, each tagged with the phase it ended in."""
 
-    def __init__(self) -> None:
+    def __init__(self, stacks: TextIO | None = None, late_ms: float = 90.0) -> None:
         self.clock = QElapsedTimer()
         self.clock.start()
         self.last = self.clock.elapsed()
         self.phase = ""
+        self.stage = ""  # the engine's stage, when told (for the ``stacks`` file)
         self.gaps: dict[str, list[float]] = {}
         self.timer = QTimer()
         self.timer.setInterval(10)
         self.timer.timeout.connect(self.tick)
+        self.stacks, self.late_ms = stacks, late_ms
 
     def tick(self) -> None:
         now = self.clock.elapsed()
-        self.gaps.setdefault(self.phase, []).append(now - self.last)
+        gap = now - self.last
+        self.gaps.setdefault(self.phase, []).append(gap)
         self.last = now
+        if self.stacks is not None:
+            faulthandler.cancel_dump_traceback_later()
+            if gap >= self.late_ms:  # the stacks written during this gap are above this line
+                print(f"GAP {gap:.0f} ms, stage {self.stage or '-'}, phase {self.phase}", file=self.stacks, flush=True)
+            faulthandler.dump_traceback_later(self.late_ms / 1000, file=self.stacks)
 
     def enter(self, phase: str) -> None:
         """Later gaps count for ``phase`` (the gap now open counts for the phase it ends in)."""
@@ -331,6 +347,11 @@ class GapClock:
     def start(self) -> None:
         self.last = self.clock.elapsed()
         self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        if self.stacks is not None:
+            faulthandler.cancel_dump_traceback_later()
 
     def largest(self, phase: str) -> float:
         return max(self.gaps.get(phase, []), default=0.0)
@@ -349,7 +370,9 @@ def _spin_until(condition, settle: float = 0.3, limit: float = 900.0) -> None:  
         time.sleep(0.001)
 
 
-def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
+def bench_screen(
+    folder: Path, results: list[tuple[str, str, str]], stacks: TextIO | None = None, late_ms: float = 90.0
+) -> None:
     """Screen ``folder`` in the window, then open its workspace again; the largest event-loop gaps
     while the screen runs, while its result is shown, and while the workspace is opened and shown."""
     from neardup_gui.io.paths import DATA_DIR_ENV
@@ -370,14 +393,15 @@ def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
         window.set_source(folder, screen=False)
         window.set_workspace(Path(tmp) / "workspace")
         _drain()
-        gaps = GapClock()
+        gaps = GapClock(stacks, late_ms)
         progress_signals = [0]
         shown: list[object] = []
         loaded: list[object] = []
         times: dict[str, float] = {}
 
-        def on_progress(*_args: object) -> None:
+        def on_progress(_done: int, _total: int, stage: str) -> None:
             progress_signals[0] += 1
+            gaps.stage = stage
 
         after_finish = ["show"]  # the phase the gaps count for once a screen finished
 
@@ -419,7 +443,7 @@ def bench_screen(folder: Path, results: list[tuple[str, str, str]]) -> None:
         window.start_screen()
         _spin_until(lambda: bool(shown))
         rescan_wall = times["finished"] - again
-        gaps.timer.stop()
+        gaps.stop()
         results.append((f"screen {folder.name}: wall time ({n_pairs:,} pairs)", f"{wall:.1f} s", "—"))
         results.append(("screen: largest event-loop gap during the screen", f"{gaps.largest('screen'):.0f} ms", "< 100 ms"))
         results.append(
@@ -453,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-table", action="store_true")
     parser.add_argument("--no-pair", action="store_true")
     parser.add_argument("--no-screen", action="store_true")
+    parser.add_argument("--stacks", type=Path, help="write every thread's stack here when the window is late")
+    parser.add_argument("--late", type=float, default=90.0, help="ms overdue that writes the stacks (default 90)")
     args = parser.parse_args(argv)
     if args.big:
         args.folder = BIG_FOLDER
@@ -472,7 +498,11 @@ def main(argv: list[str] | None = None) -> int:
             bench_pair(args.chars, results, kind)
     if not args.no_screen:
         if args.folder.is_dir():
-            bench_screen(args.folder, results)
+            if args.stacks is not None:
+                with open(args.stacks, "w", encoding="utf-8") as stacks:
+                    bench_screen(args.folder, results, stacks, args.late)
+            else:
+                bench_screen(args.folder, results)
         else:
             print(f"[screen] skipped: {args.folder} is not a folder (make it with bench_screen.py)")
     width = max(len(r[0]) for r in results) if results else 10

@@ -61,7 +61,7 @@ from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
-from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, list_giving_way
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
@@ -328,7 +328,7 @@ def prepare(
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
     if cache is not None and keys is not None and not (keep_cps or keep_hashes) and cache.key == cache_key(params):
-        shas = list(map(keys.get, doc_ids, itertools.repeat("")))
+        shas = list_giving_way(map(keys.get, doc_ids, itertools.repeat("")))
         entries = cache.positions(shas)
         reuse = {p: e for p, e in enumerate(entries) if e is not None}
         if len(reuse) < total and cache.no_shingles:
@@ -695,12 +695,12 @@ def _assemble(
     kept = np.flatnonzero(at_all >= 0).tolist()
     out.no_shingles = list(map(doc_ids.__getitem__, np.flatnonzero(at_all == -1).tolist()))
     rows = at_all[at_all >= 0].tolist()
-    # (each gathered by a mapped __getitem__, in C)
-    out.doc_ids = list(map(doc_ids.__getitem__, kept))
-    out.digests = list(map(digests.__getitem__, rows))
-    out.normalized_chars = list(map(chars.__getitem__, rows))
-    out.samples = list(map(samples.__getitem__, rows))
-    hits = list(map(hits_all.__getitem__, rows))
+    # (each gathered by a mapped __getitem__, in C, a slice per call)
+    out.doc_ids = list_giving_way(map(doc_ids.__getitem__, kept))
+    out.digests = list_giving_way(map(digests.__getitem__, rows))
+    out.normalized_chars = list_giving_way(map(chars.__getitem__, rows))
+    out.samples = list_giving_way(map(samples.__getitem__, rows))
+    hits = list_giving_way(map(hits_all.__getitem__, rows))
     from_batches = [i - from_cache for i in rows if i >= from_cache]
     sizes = [sizes_all[i] for i in from_batches]
     kept_hashes = [hashes_all[i] for i in from_batches] if keep_hashes else []

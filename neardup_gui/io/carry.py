@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from neardup_gui.core.progress import list_giving_way
 from neardup_gui.core.records import Document
 from neardup_gui.io import outputs
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES
@@ -157,7 +158,7 @@ def make_manifest(
     ``context`` and a sample of it agrees with rows made afresh (see the module notes)."""
     at: list[int] | None = None
     if carried is not None and known_at and carried.context == context:
-        at = list(map(known_at.get, map(_path_of, documents), itertools.repeat(-1)))
+        at = list_giving_way(map(known_at.get, map(_path_of, documents), itertools.repeat(-1)))
         if max(at, default=-1) >= len(carried):
             at = None
         elif not _sample_agrees(documents, at, carried):

@@ -39,7 +39,7 @@ import stat
 import sys
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -50,7 +50,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from neardup_gui.core.machine import usable_cores
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way, give_way, slices_giving_way
+from neardup_gui.core.progress import (
+    NULL_PROGRESS,
+    Progress,
+    consume_giving_way,
+    dict_giving_way,
+    empty_giving_way,
+    give_way,
+    list_giving_way,
+    slices_giving_way,
+)
 from neardup_gui.core.records import (
     STATUS_BINARY,
     STATUS_EXCLUDED,
@@ -266,8 +275,9 @@ class KnownFiles(Mapping[str, KnownFile]):
             return [self.row(i) for i in indexes]
         pick = operator.itemgetter(*indexes)
         messages = map(self._messages.get, indexes, itertools.repeat(""))
-        return list(zip(pick(self._status), messages, pick(self._sizes), pick(self._mtimes), pick(self._shas),
-                        pick(self._encodings), pick(self._chars), pick(self._extractors)))  # fmt: skip
+        return list_giving_way(zip(pick(self._status), messages, pick(self._sizes), pick(self._mtimes),
+                                   pick(self._shas), pick(self._encodings), pick(self._chars),
+                                   pick(self._extractors)))  # fmt: skip
 
     def release(self) -> None:
         """Empty the per-file columns giving way (``empty_giving_way``): freed at once, 100,000 paths
@@ -408,11 +418,11 @@ class LoadedCorpus:
         limit = self.started_ns - SETTLE_NS
         # Whether each was taken over, mapped in C (nearly all of a rescan's); the others one by one.
         items = list(self.stamps.items())
-        keep = list(map(self.trusted.__contains__, self.stamps))
+        keep = list_giving_way(map(self.trusted.__contains__, self.stamps))
         for n in itertools.compress(range(len(keep)), map(operator.not_, keep)):
             s = items[n][1]
             keep[n] = s[1] < limit and s[2] < limit
-        return dict(itertools.compress(items, keep))
+        return dict_giving_way(itertools.compress(items, keep))
 
     def known_files(self) -> dict[str, KnownFile]:
         """The rows a later rescan may take over (``scan_folder``'s ``known``): every file read or
@@ -998,13 +1008,13 @@ def scan_folder(
             columns = KnownFiles.of(known)
             taken = columns.unchanged([shown[n][0] for n in files], [entries[n].stamp for n in files], max_bytes)
             # The rows taken over made by columns (a loop making each row cost ~0.15 s at 100,000 files).
-            kept = list(map(operator.ge, taken, itertools.repeat(0)))
-            to_read = list(itertools.compress(files, map(operator.not_, kept)))
-            at = list(itertools.compress(files, kept))
-            rows_of = list(itertools.compress(taken, kept))
-            for n, r in zip(at, columns.rows(rows_of)):
-                found[n] = r
-            known_at = dict(zip(map(operator.itemgetter(0), map(shown.__getitem__, at)), rows_of))
+            # (each a slice per call: one call over them all kept a waiting window out, ``list_giving_way``)
+            kept = list_giving_way(map(operator.ge, taken, itertools.repeat(0)))
+            to_read = list_giving_way(itertools.compress(files, map(operator.not_, kept)))
+            at = list_giving_way(itertools.compress(files, kept))
+            rows_of = list_giving_way(itertools.compress(taken, kept))
+            consume_giving_way(map(found.__setitem__, at, columns.rows(rows_of)))  # found[n] = its row
+            known_at = dict_giving_way(zip(map(operator.itemgetter(0), map(shown.__getitem__, at)), rows_of))
             carried = columns.carried if known_at else None
             del columns, taken, kept, at, rows_of
         else:
@@ -1037,10 +1047,13 @@ def scan_folder(
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
     # Mapped over the documents' columns in C (a comprehension each: 30-60 ms at 100,000 files).
-    ids, paths = list(map(_doc_id_of, documents)), list(map(_path_of, documents))
+    # (a slice per call, as above)
+    ids, paths = list_giving_way(map(_doc_id_of, documents)), list_giving_way(map(_path_of, documents))
     read = {i: rows.texts[p] for i, p in itertools.compress(zip(ids, paths), map(rows.texts.__contains__, paths))}
-    usable = dict(itertools.compress(zip(ids, documents), map(STATUS_OK.__eq__, map(_status_of, documents))))
-    later = dict(itertools.compress(usable.items(), map(rows.trusted.__contains__, map(_path_of, usable.values()))))
+    usable = dict_giving_way(itertools.compress(zip(ids, documents), map(STATUS_OK.__eq__, map(_status_of, documents))))
+    later = dict_giving_way(
+        itertools.compress(usable.items(), map(rows.trusted.__contains__, map(_path_of, usable.values())))
+    )
     del ids, paths
     texts = SourceTexts(root_path, read, later, docs=usable)
     corpus = LoadedCorpus(root_path, tuple(documents), texts, extra, rows.stamps, frozenset(rows.trusted), started_ns,
@@ -1055,12 +1068,12 @@ def scan_folder(
 def _shown_paths(entries: list[WalkEntry]) -> list[tuple[str, bool]]:
     """``display_path`` of each entry's path: at once when every path is valid UTF-8 (the usual
     case: one encode of them all, 0.01 s at 100,000 files against 0.07 s one by one)."""
-    rels = list(map(_rel_of, entries))
+    rels = list_giving_way(map(_rel_of, entries))
     try:
         "\0".join(rels).encode("utf-8")
     except UnicodeEncodeError:
         return list(map(display_path, rels))
-    return list(zip(rels, repeat(False)))
+    return list_giving_way(zip(rels, repeat(False)))
 
 
 _rel_of = operator.attrgetter("rel")
@@ -1108,10 +1121,10 @@ def check_integrity(
     # Per document, as columns made and compared in C (map, numpy), not in a Python loop per
     # file (0.1-0.2 s less at 100,000 files): path, SHA-256 (none: not read, nothing to check),
     # stamp when read or taken over (none: checked in full).
-    paths = list(map(_path_of, documents))
-    given = list(map(stamps.get, paths))
-    read = np.fromiter(map(bool, map(_sha_of, documents)), dtype=bool, count=total)
-    stamped = read & np.fromiter(map(operator.is_not, given, repeat(None)), dtype=bool, count=total)
+    paths = list_giving_way(map(_path_of, documents))  # (a slice per call: a window may be waiting)
+    given = list_giving_way(map(stamps.get, paths))
+    read = np.fromiter(list_giving_way(map(bool, map(_sha_of, documents))), dtype=bool, count=total)
+    stamped = read & np.fromiter(list_giving_way(map(operator.is_not, given, repeat(None))), dtype=bool, count=total)
     # One thread: small files are opened, read and hashed in ~23 µs each; two threads measured
     # 1.6x slower (10,000 files: 0.23 s against 0.37-0.43 s), the GIL passing back and forth.
     # Another process can take a share of the stats, though (~3 µs each, most of it Python; this
@@ -1133,7 +1146,7 @@ def check_integrity(
     # read without a stamp (checked in full), files the one call could not stat (stat'ed one by
     # one below) and files whose stamp moved.
     settled = stamped.copy()
-    settled[:cut] &= np.fromiter(map(operator.eq, now, given), dtype=bool, count=cut)
+    settled[:cut] &= np.fromiter(list_giving_way(map(operator.eq, now, given)), dtype=bool, count=cut)
     look = np.flatnonzero(read & ~settled).tolist()
     try:
         for i, n in enumerate(look):
@@ -1187,12 +1200,12 @@ def _stamps_now(root_text: str, paths: list[str], wanted: np.ndarray, cut: int) 
     (``fstat.stamps_regular``), or None where that call did not say (not ``wanted``: no stamp to
     compare; a path shown with ``\\xNN``, a file gone or no longer regular, too few files, or no
     such call here): ``_Stamper`` then stats it on its own."""
-    shown = np.fromiter(map(operator.contains, paths[:cut], repeat("\\x")), dtype=bool, count=cut)
+    shown = np.fromiter(list_giving_way(map(operator.contains, paths[:cut], repeat("\\x"))), dtype=bool, count=cut)
     picks = np.flatnonzero(wanted[:cut] & ~shown).tolist()
     got = stamps_regular(root_text, [paths[n] for n in picks]) if len(picks) >= BATCH_MIN else None
     now: list[tuple[int, ...] | None] = [None] * cut
     if got is not None:
-        deque(map(now.__setitem__, picks, got), maxlen=0)  # now[n] = stamp, in C
+        consume_giving_way(map(now.__setitem__, picks, got))  # now[n] = stamp, in C
     return now
 
 

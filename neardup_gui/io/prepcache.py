@@ -33,7 +33,7 @@ import numpy as np
 from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
-from neardup_gui.core.progress import give_way
+from neardup_gui.core.progress import dict_giving_way, give_way, list_giving_way
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
 from neardup_gui.io.carry import carried_rows
 from neardup_gui.io.corpus import KnownFile, KnownFiles
@@ -155,7 +155,8 @@ def _codes(values: list[str]) -> tuple[np.ndarray, str]:
     """Small-vocabulary strings as indexes into a JSON list (statuses, encodings, extractors)."""
     vocab = sorted(set(values))
     index = {v: i for i, v in enumerate(vocab)}
-    return np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values)), json.dumps(vocab)
+    codes = np.fromiter(list_giving_way(map(index.__getitem__, values)), dtype=np.int32, count=len(values))
+    return codes, json.dumps(vocab)
 
 
 # Rows per conversion call: one numpy or JSON call over 100,000 rows holds the GIL for ~0.1 s,
@@ -354,7 +355,7 @@ def _containment_from(z: Any, cache: PrepareCache) -> ContainmentMemo | None:
         # digest -> its first entry: made in one call, the later entries written first (a loop of
         # ``setdefault`` over 100,000 entries took ~0.1 s of the cache thread, beside the walk)
         last = len(cache.digests) - 1
-        entry_of = dict(zip(reversed(cache.digests), range(last, -1, -1)))
+        entry_of = dict_giving_way(zip(reversed(cache.digests), range(last, -1, -1)))
         samples = [cache.samples[entry_of[d]] for d in digests]
         usable = z["ci_usable"].astype(np.int64)
         pairs = z["ci_pairs"].astype(np.int64).reshape(-1, 2)

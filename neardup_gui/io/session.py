@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from neardup_gui import __version__
-from neardup_gui.core.progress import slices_giving_way
+from neardup_gui.core.progress import list_giving_way, slices_giving_way
 from neardup_gui.core.records import (
     Arbitration,
     Candidate,
@@ -668,7 +668,9 @@ class ReviewSession:
             limit = DELTA_SHARE * len(documents)
             if count == whole and len(blob or b"") == 16 * count:
                 stored_digests = {blob[o : o + 16] for o in range(0, len(blob), 16)}
-                changed = list(compress(range(len(digests)), map(not_, map(stored_digests.__contains__, digests))))
+                changed = list_giving_way(
+                    compress(range(len(digests)), map(not_, map(stored_digests.__contains__, digests)))
+                )
                 # A row of the last manifest not matched is a changed document's, or a gone one's.
                 maybe_gone = len(changed) <= limit and count > len(documents) - len(changed) + _stored_of(
                     cursor, last, [documents[i].doc_id for i in changed]

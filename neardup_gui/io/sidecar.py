@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from neardup_gui.core.progress import GIVING_WAY_SLICE, slices_giving_way
 from neardup_gui.core.records import Document
 from neardup_gui.io.walk import CorpusError
 
@@ -112,7 +113,10 @@ def check_unique_ids(documents: Sequence[Document]) -> None:
     Raises:
         CorpusError: Naming the doc_id and both paths.
     """
-    if len(set(map(_doc_id_of, documents))) == len(documents):  # the usual case, in C
+    ids: set[str] = set()
+    for part in slices_giving_way(map(_doc_id_of, documents), GIVING_WAY_SLICE):  # in C, a slice per call
+        ids.update(part)
+    if len(ids) == len(documents):  # the usual case
         return
     first: dict[str, str] = {}
     for doc in documents:

@@ -13,7 +13,10 @@ from neardup_gui.core.progress import (
     WINDOW_HEARTBEAT,
     CallbackProgress,
     Heartbeat,
+    consume_giving_way,
+    dict_giving_way,
     empty_giving_way,
+    list_giving_way,
     slices_giving_way,
 )
 
@@ -116,6 +119,29 @@ def test_slices_keep_every_item_in_order_and_give_way_before_each(monkeypatch) -
     assert parts == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert len(calls) == 4  # before each slice and before finding the end
     assert list(slices_giving_way([], 4)) == []
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 9])
+def test_lists_dicts_and_mapped_calls_are_made_a_slice_per_call_giving_way_between(monkeypatch, n: int) -> None:
+    # A chain mapped in C over every row is one call holding the GIL (a window waiting for it
+    # stalls): taken a slice per call, with give_way() after each full slice and never inside one.
+    consumed: list[int] = []
+    log: list[int] = []
+    monkeypatch.setattr(progress_mod, "give_way", lambda: log.append(len(consumed)))
+
+    def items():  # the rows as a lazy chain gives them, noting how far it was consumed
+        for i in range(n):
+            consumed.append(i)
+            yield i
+
+    between = [4 * k for k in range(1, n // 4 + 1)]
+    assert list_giving_way(items(), 4) == list(range(n)) and log == between
+    consumed.clear(), log.clear()
+    assert dict_giving_way(((i % 3, i) for i in items()), 4) == {i % 3: i for i in range(n)} and log == between
+    consumed.clear(), log.clear()
+    seen: list[int] = []
+    consume_giving_way(map(seen.append, items()), 4)
+    assert seen == list(range(n)) and log == between
 
 
 @pytest.mark.parametrize("kind", [list, dict])
