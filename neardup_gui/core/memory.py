@@ -77,16 +77,23 @@ def release_free_memory() -> bool:
 
 
 @contextmanager
-def cycle_collector_paused() -> Iterator[None]:
+def cycle_collector_paused(hand_over: bool = True) -> Iterator[None]:
     """No automatic cyclic garbage collection inside; the collector's previous state after (so a
-    caller that paused it already keeps it paused)."""
+    caller that paused it already keeps it paused).
+
+    Args:
+        hand_over: On exit, where nothing is frozen, put the objects made inside into the oldest
+            generation (see below). False for a caller that freezes them itself (the window's
+            worker): telling whether anything is frozen walks every frozen object, ~10 ns each
+            with the GIL held (30 ms and more once a window has frozen a screen's survivors).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:
+            if hand_over and gc.get_freeze_count() == 0:
                 # The survivors straight into the oldest generation (frozen, then unfrozen: into the
                 # oldest), or the first young collection after would walk every object made
                 # inside (60-100 ms after a 100,000-file screen). Cycles among them wait for the

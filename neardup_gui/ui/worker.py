@@ -49,7 +49,7 @@ def paused_cycle_collector() -> Iterator[None]:
     Cycles created inside are not collected later (frozen): a screen makes few (no object graph of
     the engine is cyclic), and a full collection of its objects would stall the window instead.
     """
-    with cycle_collector_paused():
+    with cycle_collector_paused(hand_over=False):  # (frozen here instead)
         try:
             yield
         finally:

@@ -232,3 +232,23 @@ def test_a_running_screen_leaves_the_event_loop_free_with_throttled_progress_and
     assert len(reports) <= 2 * stages + wall / PROGRESS_INTERVAL + 1
     # Full garbage collections (the longest stalls measured) are paused while the engine runs.
     assert full_collections == []
+
+
+def test_a_screen_in_the_window_freezes_its_survivors_without_counting_the_frozen_objects(
+    qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    # Counting the frozen objects walks every one of them with the GIL held (30 ms and more once
+    # the window has frozen earlier screens' survivors, a stall at the end of each screen): the
+    # worker freezes the survivors itself and never asks.
+    real_count = gc.get_freeze_count
+    counted: list[int] = []
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: counted.append(1) or real_count())
+    source = tmp_path / "source"
+    write_corpus(source, 200)
+    frozen = real_count()
+    runner = ScreenRunner()
+    with qtbot.waitSignal(runner.screening_finished, timeout=SCREEN_TIMEOUT_MS) as finished:
+        runner.start(source, ScreenParams(), tmp_path / "workspace")
+    assert len(finished.args[0].documents) == 200
+    assert counted == []
+    assert real_count() > frozen  # what the screen left alive is out of the collector's sight
