@@ -33,7 +33,7 @@ import numpy as np
 from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
-from neardup_gui.core.progress import dict_giving_way, give_way, list_giving_way
+from neardup_gui.core.progress import GIVING_WAY_SLICE, dict_giving_way, give_way, list_giving_way
 from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
 from neardup_gui.io.carry import carried_rows
 from neardup_gui.io.corpus import KnownFile, KnownFiles
@@ -190,9 +190,18 @@ def _path_bytes(paths: list[str]) -> np.ndarray:
     return np.frombuffer("\0".join(paths).encode("utf-8", "surrogatepass"), dtype=np.uint8)
 
 
-def _paths(stored: np.ndarray) -> list[str]:
-    raw = stored.tobytes()
-    return raw.decode("utf-8", "surrogatepass").split("\0") if raw else []
+def _paths(stored: np.ndarray, size: int = GIVING_WAY_SLICE) -> list[str]:
+    """``_path_bytes``' paths back, decoded and split ``size`` paths per call (giving way between:
+    100,000 paths in one call held the GIL 50-110 ms on the cache thread, and the window with it)."""
+    if not stored.size:
+        return []
+    ends = np.flatnonzero(stored == 0)  # (a NUL is never part of a longer UTF-8 sequence)
+    cuts = ends[size - 1 :: size].tolist()
+    out: list[str] = []
+    for lo, hi in zip([0, *(c + 1 for c in cuts)], [*cuts, stored.size]):
+        give_way()
+        out += stored[lo:hi].tobytes().decode("utf-8", "surrogatepass").split("\0")
+    return out
 
 
 def known_arrays(known: Mapping[str, KnownFile] | None, read_key: str) -> dict[str, np.ndarray]:

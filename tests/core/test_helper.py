@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from neardup_gui.core import helper as helper_mod
-from neardup_gui.core.helper import VerifyHelper
+from neardup_gui.core.helper import VerifyHelper, pack_texts, unpack_texts
 from neardup_gui.core.pipeline import screen
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.corpus import scan_folder
@@ -61,7 +61,7 @@ def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
     alone = screen(corpus.documents, corpus.texts, PARAMS)
     helper = VerifyHelper()
     helper.start()
-    helper.submit({"doc_ids": [], "texts": [], "documents": [], "groups": [], "signatures": None, "pairs": [],
+    helper.submit({"doc_ids": [], "texts": pack_texts([]), "documents": [], "groups": [], "signatures": None, "pairs": [],
                    "methods": [], "method_order": [], "params": PARAMS, "template": None}).result()  # fmt: skip
     for process in list(helper._pool._processes.values()):  # type: ignore[union-attr]
         process.kill()  # as the system would, short of memory
@@ -211,3 +211,11 @@ def test_a_screen_of_few_but_long_texts_starts_the_helper(folder, monkeypatch) -
     monkeypatch.setattr(helper_mod, "ARTICLE_CHARS", chars // 1000)  # the folder holds as many
     screen_folder(folder, PARAMS, verify_helper=True)
     assert started == [True]
+
+
+def test_texts_packed_for_a_job_come_back_as_they_were() -> None:
+    texts = ["", "第一篇", "a\x00b", "半\ud800角", "é" * 3000, "𠀀𠀁", ""]  # a lone surrogate, NULs, astral
+    packed = pack_texts(texts)
+    assert isinstance(packed[0], bytes) and len(packed[1]) == len(texts)
+    assert unpack_texts(packed) == texts
+    assert unpack_texts(pack_texts([])) == []

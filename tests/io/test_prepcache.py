@@ -379,3 +379,13 @@ def test_arrays_written_part_by_part_read_back_as_numpy_savez_writes_them(tmp_pa
         for name in expected:
             assert ours[name].dtype == reference[name].dtype and ours[name].shape == reference[name].shape, name
             assert np.array_equal(ours[name], reference[name]), name
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 8192])
+def test_stored_paths_come_back_whole_when_read_a_slice_at_a_time(size: int) -> None:
+    # (read a slice of paths per call so that the cache thread never holds the GIL long)
+    from neardup_gui.io.prepcache import _path_bytes, _paths
+
+    paths = ["a.txt", "来稿/第1篇.txt", "gbk_\udcd6\udcd0.txt", "x/y/z.md", "𠀀.txt", "b c,d.txt", "e.txt", "f.txt"]
+    for n in range(len(paths) + 1):
+        assert _paths(_path_bytes(paths[:n]), size) == paths[:n]
