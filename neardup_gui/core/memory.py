@@ -14,6 +14,9 @@ with the collector paused and not, alternating). The engine's data holds no refe
 matter (rows, tuples, arrays; reference counting frees them), so ``pauses_cycle_collector`` turns
 the automatic collections off for the duration of a screen and back on after, the objects that
 survive it moved to the oldest generation (else the first collection after it walked them all).
+The window's background jobs pause it too (exporting a 100,000-file workspace ran 21 full
+collections of 34-238 ms, each a stall of the window); pauses from several threads at once are
+counted, and the collector comes back when the last one ends.
 
 Work held at once (a batch of texts being prepared, hash arrays joined to be counted) is cut by
 ``bounded_runs`` into runs bounded in items and in size: a count of items alone let a folder of
@@ -29,6 +32,7 @@ import ctypes.util
 import functools
 import gc
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
@@ -76,10 +80,16 @@ def release_free_memory() -> bool:
     return True
 
 
+_pause_lock = threading.Lock()
+_pausers = 0  # pauses in progress, on any thread
+_enabled_before = False  # whether the collector ran before the first of them
+
+
 @contextmanager
 def cycle_collector_paused(hand_over: bool = True) -> Iterator[None]:
-    """No automatic cyclic garbage collection inside; the collector's previous state after (so a
-    caller that paused it already keeps it paused).
+    """No automatic cyclic garbage collection inside; the collector's previous state after the
+    last of the pauses in progress (on any thread) ends (so a caller that paused it already, or a
+    thread whose pause began first and is still running, keeps it paused).
 
     Args:
         hand_over: On exit, where nothing is frozen, put the objects made inside into the oldest
@@ -87,21 +97,27 @@ def cycle_collector_paused(hand_over: bool = True) -> Iterator[None]:
             worker): telling whether anything is frozen walks every frozen object, ~10 ns each
             with the GIL held (30 ms and more once a window has frozen a screen's survivors).
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
+    global _pausers, _enabled_before
+    with _pause_lock:
+        if _pausers == 0:
+            _enabled_before = gc.isenabled()
+        _pausers += 1
+        gc.disable()
     try:
         yield
     finally:
-        if was_enabled:
-            if hand_over and gc.get_freeze_count() == 0:
-                # The survivors straight into the oldest generation (frozen, then unfrozen: into the
-                # oldest), or the first young collection after would walk every object made
-                # inside (60-100 ms after a 100,000-file screen). Cycles among them wait for the
-                # next full collection. Not where objects were frozen (the window freezes a
-                # screen's survivors for good): unfreezing would undo that.
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+        with _pause_lock:  # (held while resuming: a pause beginning meanwhile finds it done)
+            _pausers -= 1
+            if _pausers == 0 and _enabled_before:
+                if hand_over and gc.get_freeze_count() == 0:
+                    # The survivors straight into the oldest generation (frozen, then unfrozen: into
+                    # the oldest), or the first young collection after would walk every object made
+                    # inside (60-100 ms after a 100,000-file screen). Cycles among them wait for the
+                    # next full collection. Not where objects were frozen (the window freezes a
+                    # screen's survivors for good): unfreezing would undo that.
+                    gc.freeze()
+                    gc.unfreeze()
+                gc.enable()
 
 
 def pauses_cycle_collector(func: Callable[_P, _R]) -> Callable[_P, _R]:

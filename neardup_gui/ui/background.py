@@ -38,6 +38,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 
+from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.progress import WINDOW_HEARTBEAT, CallbackProgress, Cancelled, Heartbeat
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,12 @@ class _Job(QRunnable):
 
     def run(self) -> None:
         try:
-            result = self._fn(self._progress)
+            # Without automatic cyclic collections, as a screen runs: a job making many objects (an
+            # export of 100,000 files ran 21 full collections of 34-238 ms, each stalling the
+            # window). Its survivors are not frozen (a load job freezes its own); garbage cycles
+            # it made are freed by the first collection after.
+            with cycle_collector_paused(hand_over=False):
+                result = self._fn(self._progress)
         except Cancelled:
             self._emit("cancelled")
         except Exception as exc:  # every failure reaches the user as a message

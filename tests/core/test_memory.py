@@ -59,6 +59,31 @@ def test_the_cycle_collector_is_paused_inside_and_restored_after_even_on_error()
         gc.enable()
 
 
+def test_pauses_from_several_threads_resume_the_collector_only_when_the_last_ends() -> None:
+    # (the window's screen and its background jobs each pause it, and may end in either order)
+    import gc
+    import threading
+
+    from neardup_gui.core.memory import cycle_collector_paused
+
+    entered, release = threading.Event(), threading.Event()
+
+    def job() -> None:
+        with cycle_collector_paused(hand_over=False):
+            entered.set()
+            release.wait(10)
+
+    assert gc.isenabled()
+    with cycle_collector_paused(hand_over=False):
+        worker = threading.Thread(target=job)
+        worker.start()
+        entered.wait(10)
+    assert not gc.isenabled(), "the job's pause is still running"
+    release.set()
+    worker.join(10)
+    assert gc.isenabled()
+
+
 # Run in a fresh interpreter: the test process may hold objects frozen by the window's tests.
 _SURVIVORS = """
 import gc, weakref

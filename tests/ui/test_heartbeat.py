@@ -58,3 +58,17 @@ def test_pulses_nest_and_share_the_heartbeat(qtbot) -> None:
     assert WINDOW_HEARTBEAT.holders == held + 1 and not a.running  # b still runs
     b.stop()
     assert WINDOW_HEARTBEAT.holders == held
+
+
+def test_a_job_runs_without_automatic_cyclic_collections_and_they_resume_after(qtbot) -> None:
+    # Each full collection during a long job (an export of a large workspace ran 21 of them,
+    # 34-238 ms each) is a stall of the window: jobs pause the collector as a screen does.
+    import gc
+
+    runner = JobRunner()
+    seen: list[bool] = []
+    with qtbot.waitSignal(runner.job_finished, timeout=5000):
+        runner.start("look", lambda progress: gc.isenabled(), seen.append)
+    assert seen == [False]
+    assert gc.isenabled()
+    qtbot.wait(50)  # the job's channel is deleted later, by the runner's event loop
