@@ -393,15 +393,24 @@ class _RowCounter:
 
 def _write_sheet(
     wb: Workbook, title: str, fields: list[str], headers: list[str], rows: Iterator[list[Any]],
-    widths: list[float], stats: CellStats, counter: _RowCounter | None = None,
+    widths: list[float], stats: CellStats, counter: _RowCounter | None = None, count: int | None = None,
 ) -> _SheetHasher:  # fmt: skip
-    """Stream one sheet; returns the hasher fed with exactly the values written."""
+    """Stream one sheet; returns the hasher fed with exactly the values written.
+
+    ``count``: how many ``rows`` there are. The sheet then states its size (``<dimension>``), which
+    a streamed sheet otherwise lacks: a reader in read-only mode (openpyxl's, which pandas and
+    ``verify_workbook`` use) then parses the whole sheet into a tree first to find it (a 100,000-row
+    sheet: millions of elements, held in a reference cycle until a full collection frees them).
+    """
     ws = wb.create_sheet(title)
+    if count is not None:  # (written with the sheet's first row, so known before it)
+        size = f"A1:{get_column_letter(max(1, len(fields)))}{count + 1}"
+        ws.calculate_dimension = lambda: size
     ws.freeze_panes = "A2"
     for index, width in enumerate(widths, 1):
         ws.column_dimensions[get_column_letter(index)].width = width
     hasher = _SheetHasher()
-    count = 0
+    written = 0
     # Each kind of cell's style is set once through openpyxl's setters and copied to the cells of
     # that kind: a setter looks the style up by hashing it, a third of the writing time otherwise.
     text_style, number_style = _style_array(ws, False), _style_array(ws, True)
@@ -423,12 +432,18 @@ def _write_sheet(
         if lines > 1:
             # Spreadsheet programs do not always grow rows for wrapped text on opening.
             ws.row_dimensions[number].height = _LINE_HEIGHT * lines
-        ws.append(cells)
+        ws.append(cells)  # (the row is written now, its height with it)
+        if lines > 1:
+            # Not kept after: 100,000 rows' dimensions and styles, in a reference cycle with the
+            # sheet, were freed only by a cyclic collection (235 ms for a 100,000-file export).
+            del ws.row_dimensions[number]
         hasher.add(number, canonical)
-        count = number
+        written = number
         if counter is not None and number > 1:
             counter.step()
-    ws.auto_filter = AutoFilter(ref=f"A1:{get_column_letter(max(1, len(fields)))}{count}")
+    if count is not None and written != count + 1:  # the stated size would cut the table when read
+        raise RuntimeError(f"sheet {title!r}: {written - 1} rows written, {count} stated")
+    ws.auto_filter = AutoFilter(ref=f"A1:{get_column_letter(max(1, len(fields)))}{written}")
     return hasher
 
 
@@ -469,7 +484,7 @@ def _frame_sheets(
         name = title if part == 1 else f"{title} ({part})"
         piece = df.iloc[lo : lo + per_sheet]
         rows = (list(row) for row in piece.itertuples(index=False, name=None))
-        hasher = _write_sheet(wb, name, fields, headers, rows, widths, stats, counter)
+        hasher = _write_sheet(wb, name, fields, headers, rows, widths, stats, counter, count=len(piece))
         out.append((name, hasher, min(lo + 1, len(df)), lo + len(piece)))
     return out
 
@@ -562,6 +577,12 @@ def export_workbook(
                 note = text["continued"].format(n=hasher.rows, name=name, first=first, last=last, total=total,
                                                 limit=sheet_rows)  # fmt: skip
             sheet_notes.append([f"{SHEET_DIGEST_PREFIX}{sheet}", hasher.hexdigest(), note])
+    # The tables are written: let them go one at a time (all at once on return, 100,000 rows' cells
+    # held the GIL ~0.1 s, and a window waiting for it).
+    del reviews, states
+    for name in list(frames):
+        give_way()
+        del frames[name]
     signed_at = now_iso()
     signature: list[list[Any]] = [
         [DIGEST_FIELD, None, text["overall"]],
@@ -584,7 +605,7 @@ def export_workbook(
     digest = _signature_digest(probe)
     signature[0][1] = digest
     _write_sheet(wb, SIGNATURE_SHEET, list(SIGNATURE_FIELDS), header, iter(signature),
-                 [34.0, 70.0, 60.0], CellStats())  # fmt: skip
+                 [34.0, 70.0, 60.0], CellStats(), count=len(signature))  # fmt: skip
 
     buffer = _stdio.BytesIO()
     wb.save(buffer)
