@@ -7,6 +7,12 @@ number of documents, leaves out documents that are mostly shared text (copies an
 article would otherwise list the whole article as "boilerplate") and reads the recurring passages
 back as raw text (``TemplateIndex.passages``). The view shows them, most widespread first; choosing
 one shows its full text and where it occurs.
+
+A large folder is searched in an evenly spread sample of ``SAMPLE_DOCUMENTS`` documents
+(``boilerplate_sample``), and the view says so: the search's time and memory grow faster than the
+number of documents (measured on two cores: 2,500 documents 4.1 s and +277 MB, 10,000 21.6 s and
++718 MB; 100,000 ran past ten minutes and 8 GB), while a passage worth listing recurs widely
+enough to be found in a sample.
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -44,6 +50,7 @@ from neardup_gui.ui.labels import literal_tooltip
 from neardup_gui.ui.rows_model import RowsTableModel
 
 PASSAGE_ROLE = Qt.ItemDataRole.UserRole + 2
+SAMPLE_DOCUMENTS = 10_000  # the most documents searched at once (a larger folder: a sample of them)
 MAX_COVERED_SHARE = 0.75  # documents more covered than this are copies or versions, not template + body
 PASSAGE_LIMIT = 200
 _Index = QModelIndex | QPersistentModelIndex
@@ -58,12 +65,25 @@ class BoilerplateResult:
         min_docs: The minimum number of documents asked for.
         documents: Documents examined.
         left_out: Documents left out because recurring text covers most of them.
+        sampled_from: The number of documents ``documents`` were sampled from (0: not sampled).
     """
 
     passages: tuple[BoilerplatePassage, ...]
     min_docs: int
     documents: int
     left_out: int
+    sampled_from: int = 0
+
+
+def boilerplate_sample(doc_ids: Sequence[str], most: int | None = None) -> list[str]:
+    """``doc_ids`` when there are at most ``most`` (default ``SAMPLE_DOCUMENTS``), else ``most`` of
+    them spread evenly over the list (the manifest's path order: every folder is represented), in
+    their order."""
+    most = SAMPLE_DOCUMENTS if most is None else most
+    n = len(doc_ids)
+    if n <= most:
+        return list(doc_ids)
+    return [doc_ids[i * n // most] for i in range(most)]
 
 
 def find_boilerplate(
@@ -72,6 +92,7 @@ def find_boilerplate(
     params: ScreenParams,
     min_docs: int = 2,
     progress: Progress = NULL_PROGRESS,
+    sampled_from: int = 0,
 ) -> BoilerplateResult:
     """Passages found in at least ``min_docs`` documents (see the module docstring).
 
@@ -81,6 +102,7 @@ def find_boilerplate(
         params: The screen's parameters (k and normalization are used).
         min_docs: Minimum number of documents a passage must occur in (at least 2).
         progress: Cancellation is checked throughout.
+        sampled_from: When ``doc_ids`` is a sample (``boilerplate_sample``), of how many documents.
     """
     ids = [d for d in doc_ids if d in texts]
     prepared = prepare(ids, texts, params, progress)
@@ -96,7 +118,8 @@ def find_boilerplate(
             kept[doc_id] = raw
     found = index.passages(kept, params.normalize, params.k, limit=PASSAGE_LIMIT, progress=progress)
     passages = tuple(_with_brackets(p, texts[p.doc_id]) for p in found if p.doc_count >= max(2, min_docs))
-    return BoilerplateResult(passages, max(2, min_docs), len(prepared.doc_ids), len(prepared.doc_ids) - len(kept))
+    return BoilerplateResult(passages, max(2, min_docs), len(prepared.doc_ids), len(prepared.doc_ids) - len(kept),
+                             sampled_from)  # fmt: skip
 
 
 _OPENING = "【（(「『《〈“‘[{"
@@ -239,6 +262,11 @@ class BoilerplateView(QWidget):
         text = self.tr("{0} passages found in at least {1} of {2} documents.").format(
             len(result.passages), result.min_docs, result.documents
         )
+        if result.sampled_from:
+            text += " " + self.tr("The folder holds {0} documents: these {1} are a sample spread evenly over "
+                                  "it, and the counts are within the sample.").format(
+                f"{result.sampled_from:,}", f"{result.documents:,}"
+            )  # fmt: skip
         if result.left_out:
             text += " " + self.tr("{0} documents that are mostly shared text (copies, versions) are left out, "
                                   "so their articles are not listed as boilerplate.").format(result.left_out)  # fmt: skip

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QWidget
 from neardup_gui.ui.boilerplate_view import (
     BoilerplateResult,
     BoilerplateView,
+    boilerplate_sample,
     find_boilerplate,
 )
 from neardup_gui.ui.groups import GROUP_CUTS_KEY, Group, Pair, build_groups, cuts_from_text, cuts_to_text
@@ -167,10 +168,14 @@ class OverviewController(QObject):
                 self.boilerplate_view.set_failed(message)
 
         def work(progress: Any) -> BoilerplateResult:
-            # Texts a rescan took over unread are read here, once; one that cannot be read as
-            # screened (changed since) is left out rather than failing the whole view.
-            got = {d.doc_id: texts.get(d.doc_id) for d in documents if d.usable and d.doc_id in texts}
+            # A large folder is searched in a sample (read alone). Texts a rescan took over unread
+            # are read here, once; one that cannot be read as screened (changed since) is left out
+            # rather than failing the whole view.
+            usable = [d.doc_id for d in documents if d.usable and d.doc_id in texts]
+            picked = boilerplate_sample(usable)
+            got = {doc_id: texts.get(doc_id) for doc_id in picked}
             readable = {d: t for d, t in got.items() if t is not None}
-            return find_boilerplate(list(readable), readable, params, min_docs, progress)
+            sampled_from = len(usable) if len(picked) < len(usable) else 0
+            return find_boilerplate(list(readable), readable, params, min_docs, progress, sampled_from)
 
         jobs.start("boilerplate", work, done, failed)

@@ -243,7 +243,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>BoilerplateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+131"/>
+        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+154"/>
         <source>Documents</source>
         <translation>文档数</translation>
     </message>
@@ -308,6 +308,11 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
     </message>
     <message>
         <location line="+4"/>
+        <source>The folder holds {0} documents: these {1} are a sample spread evenly over it, and the counts are within the sample.</source>
+        <translation>文件夹共有 {0} 篇文档：这里检查的 {1} 篇是在全部文档中均匀抽取的样本，篇数按样本计。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{0} documents that are mostly shared text (copies, versions) are left out, so their articles are not listed as boilerplate.</source>
         <translation>有 {0} 篇文档大部分是共有文字（副本、版本），已不计入，以免把这些文章本身当作套话列出。</translation>
     </message>
@@ -1522,7 +1527,7 @@ Results written to: {1}</source>
 <context>
     <name>OverviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/overview_controller.py" line="+132"/>
+        <location filename="../../neardup_gui/ui/overview_controller.py" line="+133"/>
         <source>That pair is not in the table.</source>
         <translation>表格中没有这个文本对。</translation>
     </message>
@@ -1958,7 +1963,7 @@ Results written to: {1}</source>
 <context>
     <name>RunNotes</name>
     <message>
-        <location filename="../../neardup_gui/ui/run_notes.py" line="+66"/>
+        <location filename="../../neardup_gui/ui/run_notes.py" line="+71"/>
         <source>About this run: {0}</source>
         <translation>本次筛查说明：{0}</translation>
     </message>
@@ -1983,7 +1988,7 @@ Results written to: {1}</source>
         <translation>{0} 组互为近似副本的文件各超过 {1} 个（共 {2} 个文件）；其中 {3} 对未逐一核验：每个文件保留与之最接近的几个文件，以及把整组连在一起的配对（见“分组”标签页）。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>TF-IDF cosine and SimHash distance were not computed for every pair ({0} characters is above the automatic limit of {1}); choose the TF-IDF or SimHash method to get them.</source>
         <translation>未给每个文本对计算 TF-IDF 余弦和 SimHash 距离（共 {0} 个字符，超过自动计算上限 {1}）；如需这些分数，请选择 TF-IDF 或 SimHash 方法。</translation>
     </message>

@@ -134,3 +134,18 @@ def test_raising_the_minimum_document_count_recomputes_the_list(screened, qtbot)
     qtbot.waitUntil(lambda: "at least 3" in view.summary.text(), timeout=SCREEN_TIMEOUT_MS)
     assert all(p.doc_count >= 3 for p in view.model.passages())
     assert not any("【基层来稿】" in p.text for p in view.model.passages())
+
+
+def test_a_large_folder_is_searched_for_boilerplate_in_an_even_sample_and_says_so(screened, qtbot, monkeypatch) -> None:
+    from neardup_gui.ui import boilerplate_view as bv
+
+    ids = [f"d{i:03d}" for i in range(100)]
+    assert bv.boilerplate_sample(ids, 100) == ids
+    picked = bv.boilerplate_sample(ids, 10)
+    assert picked == [f"d{i:03d}" for i in range(0, 100, 10)]  # spread over the whole list, in order
+    usable = sum(d.usable for d in screened.outcome.documents)
+    monkeypatch.setattr(bv, "SAMPLE_DOCUMENTS", 8)
+    view = screened.overview.boilerplate_view
+    screened.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: "sample" in view.summary.text(), timeout=SCREEN_TIMEOUT_MS)
+    assert f"holds {usable} documents" in view.summary.text() and "of 8 documents" in view.summary.text()

@@ -15,6 +15,7 @@ Imports numpy and sibling engine modules only.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ import numpy as np
 from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.memory import bounded_runs
 from neardup_gui.core.normalize import normalize
-from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
 from neardup_gui.core.records import FLAG_TEMPLATE_ONLY, FlagEvidence, NormalizeOptions
 from neardup_gui.core.shingles import window_hashes
 
@@ -254,10 +255,11 @@ class TemplateIndex:
                     entry[0] += 1
                     if len(entry[1]) < 5:
                         entry[1].append(doc_id)
-        ordered = sorted(found.items(), key=lambda kv: (-kv[1][0], -len(kv[0]), kv[0]))
-        return [
-            BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered[:limit]
-        ]
+        # The first ``limit`` in that order (as ``sorted(...)[:limit]``): sorting every passage
+        # compared their texts in one call that held the GIL 3 s for a 100,000-file folder's sample.
+        ordered = heapq.nsmallest(limit, found.items(), key=lambda kv: (-kv[1][0], -len(kv[0]), kv[0]))
+        empty_giving_way(found)  # (hundreds of thousands of passages freed at once held it ~0.2 s)
+        return [BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered]
 
 
 def _chunks(hash_arrays: Sequence[np.ndarray]) -> Iterator[Sequence[np.ndarray]]:
