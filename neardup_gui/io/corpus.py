@@ -1007,8 +1007,8 @@ def scan_folder(
         if known:
             columns = KnownFiles.of(known)
             taken = columns.unchanged([shown[n][0] for n in files], [entries[n].stamp for n in files], max_bytes)
-            # The rows taken over made by columns (a loop making each row cost ~0.15 s at 100,000 files).
-            # (each a slice per call: one call over them all kept a waiting window out, ``list_giving_way``)
+            # The rows taken over made by columns (a loop making each row cost ~0.15 s at 100,000
+            # files), each a slice per call (one call over them all kept a waiting window out).
             kept = list_giving_way(map(operator.ge, taken, itertools.repeat(0)))
             to_read = list_giving_way(itertools.compress(files, map(operator.not_, kept)))
             at = list_giving_way(itertools.compress(files, kept))
@@ -1046,8 +1046,8 @@ def scan_folder(
     if sidecar is not None:
         documents, extra = apply_sidecar(documents, Path(sidecar))
     check_unique_ids(documents)
-    # Mapped over the documents' columns in C (a comprehension each: 30-60 ms at 100,000 files).
-    # (a slice per call, as above)
+    # Mapped over the documents' columns in C (a comprehension each: 30-60 ms at 100,000 files),
+    # a slice per call as above.
     ids, paths = list_giving_way(map(_doc_id_of, documents)), list_giving_way(map(_path_of, documents))
     read = {i: rows.texts[p] for i, p in itertools.compress(zip(ids, paths), map(rows.texts.__contains__, paths))}
     usable = dict_giving_way(itertools.compress(zip(ids, documents), map(STATUS_OK.__eq__, map(_status_of, documents))))
