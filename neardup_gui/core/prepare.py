@@ -255,6 +255,8 @@ class PrepareCache:
         run_id: That screen's run id (set when the cache is saved with the run).
         containment: That screen's containment index over its distinct texts (``propose`` brings
             it up to date on the next screen), or None.
+        parts: Where the entries were read from, in order: (name, entries) per stored part
+            (``io.prepcache``); empty for a cache made by ``prepare``.
     """
 
     key: str
@@ -270,6 +272,7 @@ class PrepareCache:
     template_min_count: int = 0
     run_id: str = ""
     containment: ContainmentMemo | None = None
+    parts: tuple[tuple[str, int], ...] = ()
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
 
     def position(self, sha: str) -> int | None:

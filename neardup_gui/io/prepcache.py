@@ -1,17 +1,25 @@
 """The prepare cache on disk: ``cache/prepare.npz`` in the workspace (never in the source folder).
 
-One uncompressed ``.npz`` holds the per-document entries of the last completed screen
-(``core.prepare.PrepareCache``): file SHA-256, normalized digest and length, MinHash signature,
-containment sample and boilerplate hits. A rescan takes unchanged files from it instead of
-normalizing, shingling and signing them again. It also holds that screen's verified pairs keyed by
-the SHA-256 of both files (``core.pipeline.PairMemo``, as JSON) and the pairs it rejected, so
-pairs of unchanged files are not verified again. And it holds how each file was found
-(``io.corpus.KnownFile``: size, times, inode and the row read from it), so a rescan does not even
-open a file whose stamp is unchanged.
+The per-document entries of the last completed screen (``core.prepare.PrepareCache``: file
+SHA-256, normalized digest and length, MinHash signature, containment sample and boilerplate hits)
+let a rescan take unchanged files instead of normalizing, shingling and signing them again. They
+are stored in parts, ``cache/entries-*.npz`` (uncompressed ``.npz``), each written once and never
+changed: a rescan writes only the entries of files it prepared as a new part and keeps the earlier
+parts (a 100,000-file rescan with 1 % changed wrote 180 MB before, ~45 MB now). The entries of
+files no longer in the folder stay in their part until the parts are written again as one
+(``MAX_PARTS`` parts, or ``MAX_STALE_SHARE`` of their entries of no current file).
 
-The file is written atomically (temporary file + ``os.replace``) after a screen completed, so it is
-either the previous run's or this one's. A missing, unreadable, truncated or foreign file is
-ignored (the screen then prepares everything and writes a fresh one); it never stops a screen.
+``prepare.npz`` names the parts, and holds the rest: the screen's verified pairs keyed by the
+SHA-256 of both files (``core.pipeline.PairMemo``, as JSON) and the pairs it rejected, so pairs of
+unchanged files are not verified again; how each file was found (``io.corpus.KnownFile``: size,
+times, inode and the row read from it), so a rescan does not even open a file whose stamp is
+unchanged; the manifest lines carried over.
+
+A new part is written under a name of its own and synced before ``prepare.npz`` is replaced
+atomically (temporary file + ``os.replace``) after a screen completed, so the cache is either the
+previous run's or this one's; parts that no ``prepare.npz`` names any more are then deleted. A
+missing, unreadable, truncated or foreign file (a part included) is ignored: the screen prepares
+everything and writes a fresh cache; it never stops a screen.
 """
 
 from __future__ import annotations
@@ -41,14 +49,25 @@ from neardup_gui.io.corpus import KnownFile, KnownFiles
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "CACHE_FILE", "cache_arrays", "known_arrays", "known_row_arrays", "load_cache", "load_known", "load_pairs",
-    "publish_cache", "save_cache", "stage_arrays", "stage_cache",
+    "CACHE_FILE", "MAX_PARTS", "MAX_STALE_SHARE", "CacheArrays", "EntryParts", "cache_arrays", "discard_staged",
+    "known_arrays", "known_row_arrays", "load_cache", "load_known", "load_pairs", "plan_parts", "publish_cache",
+    "save_cache", "stage_arrays", "stage_cache",
 ]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"
 T = TypeVar("T")
-_FORMAT = "neardup-prepare-cache-12"
+_FORMAT = "neardup-prepare-cache-13"  # 13: the entries in parts of their own
+_PART_FORMAT = "neardup-prepare-entries-1"
 _STAGED_PREFIX, _STAGED_SUFFIX = ".prepare-", ".npz.tmp"
+_PART_PREFIX, _PART_SUFFIX = "entries-", ".npz"
+# The parts are written again as one when a screen would leave this many, or when this share of
+# their entries is of files no longer in the folder (each rescan changing 1 % of the files adds a
+# part and ~1 % of stale entries: one in eight rescans writes every entry).
+MAX_PARTS = 8
+MAX_STALE_SHARE = 0.2
+# The arrays of a part: one row per entry (samples and hits joined, with their offsets).
+_ENTRY_ARRAYS = ("shas", "digests", "chars", "signatures", "sample_values", "sample_offsets", "hit_values",
+                 "hit_offsets")  # fmt: skip
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:
@@ -258,36 +277,66 @@ def save_cache(
 
 
 def publish_cache(workspace: Path | str, staged: Path) -> Path:
-    """Put a file ``stage_cache`` wrote in the cache's place (atomically); returns that place."""
+    """Put a file ``stage_cache`` wrote in the cache's place (atomically); returns that place. The
+    parts of entries it does not name are deleted then (an earlier cache's, a killed screen's)."""
     path = Path(workspace) / CACHE_FILE
     try:
+        named = _part_names(staged)
         os.replace(staged, path)
     except BaseException:
         staged.unlink(missing_ok=True)
         raise
-    _remove_leftovers(path.parent)
+    _remove_leftovers(path.parent, named)
     return path
+
+
+def discard_staged(workspace: Path | str, staged: Path) -> None:
+    """Delete a file ``stage_cache`` wrote, and the new part of entries it named (a caller that
+    decided against publishing it); the cache in place and its parts stay."""
+    path = Path(workspace) / CACHE_FILE
+    named, kept = _part_names(staged), _part_names(path) if path.is_file() else set()
+    new = named - kept if named is not None and kept is not None else set()  # else left to the next publish
+    staged.unlink(missing_ok=True)
+    for name in new:
+        (path.parent / name).unlink(missing_ok=True)
+
+
+def _part_names(cache_file: Path) -> set[str] | None:
+    """The parts a (staged) ``prepare.npz`` names; None when it cannot be read."""
+    try:
+        with np.load(cache_file, allow_pickle=False) as z:
+            return {str(name) for name, _entries in json.loads(str(z["parts"]))} if "parts" in z.files else set()
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        log.info("could not read which parts %s names (%s)", cache_file, exc)
+        return None
+
+
+def _is_part(name: str) -> bool:
+    return name.startswith(_PART_PREFIX) and name.endswith(_PART_SUFFIX) and "/" not in name and "\\" not in name
 
 
 # A staged file this old is a leftover of a screen that was killed (staging takes seconds).
 _LEFTOVER_AGE_S = 600.0
 
 
-def _remove_leftovers(folder: Path) -> None:
-    """Delete staged cache files that killed screens left in ``folder`` (each can be ~100 MB)."""
+def _remove_leftovers(folder: Path, parts: set[str] | None = None) -> None:
+    """Delete staged cache files that killed screens left in ``folder`` (each can be ~100 MB) and,
+    given the ``parts`` the cache names, the parts of entries it does not."""
     now = time.time()
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
-        if entry.name.startswith(_STAGED_PREFIX) and entry.name.endswith(_STAGED_SUFFIX):
-            try:
-                if now - entry.stat().st_mtime > _LEFTOVER_AGE_S:
-                    os.unlink(entry.path)
+        staged = entry.name.startswith(_STAGED_PREFIX) and entry.name.endswith(_STAGED_SUFFIX)
+        unnamed = parts is not None and _is_part(entry.name) and entry.name not in parts
+        try:
+            if unnamed or (staged and now - entry.stat().st_mtime > _LEFTOVER_AGE_S):
+                os.unlink(entry.path)
+                if staged:
                     log.info("removed %s, left by an interrupted screen", entry.path)
-            except OSError:
-                pass
+        except OSError:
+            pass
 
 
 def stage_cache(
@@ -304,6 +353,81 @@ def stage_cache(
     return stage_arrays(workspace, cache_arrays(cache, memo, versions, known, read_key))
 
 
+@dataclasses.dataclass(frozen=True)
+class EntryParts:
+    """Where a new cache's entries are stored (``plan_parts``).
+
+    Attributes:
+        kept: The earlier parts kept as they are: (file name, entries), in order.
+        new_rows: The rows of the new cache written as a new part; None: every row (and no part kept).
+    """
+
+    kept: tuple[tuple[str, int], ...] = ()
+    new_rows: np.ndarray | None = None
+
+
+def plan_parts(new: PrepareCache, earlier: PrepareCache | None) -> EntryParts:
+    """Which of ``new``'s entries ``earlier``'s parts hold already, as they would be written again.
+
+    An entry is a function of the file's bytes, the parameters (``key``) and the candidate
+    boilerplate hashes (``boiler``; a rescan keeps the earlier ones): with both the same, an entry
+    of the same SHA-256 is the same entry. Otherwise, or when the parts would grow past
+    ``MAX_PARTS`` or hold more than ``MAX_STALE_SHARE`` of entries no file has now, every entry is
+    written as one new part.
+    """
+    if (
+        earlier is None
+        or not earlier.parts
+        or earlier.key != new.key
+        or not np.array_equal(earlier.boiler, new.boiler)
+        or len(earlier.parts) >= MAX_PARTS
+    ):
+        return EntryParts()
+    found = earlier.positions(new.shas)
+    new_rows = [i for i, at in enumerate(found) if at is None]
+    stale = len(earlier) - (len(new) - len(new_rows))
+    if stale > MAX_STALE_SHARE * (len(earlier) + len(new_rows)):
+        return EntryParts()
+    return EntryParts(earlier.parts, np.asarray(new_rows, dtype=np.int64))
+
+
+@dataclasses.dataclass
+class CacheArrays:
+    """What ``stage_arrays`` writes: ``main`` as ``prepare.npz`` (``parts`` added: the parts it
+    names), ``part`` (None: no new entries) as a new part after the ``kept`` ones."""
+
+    main: dict[str, np.ndarray | _Joined]
+    part: dict[str, np.ndarray | _Joined] | None
+    kept: tuple[tuple[str, int], ...] = ()
+
+    def __len__(self) -> int:  # entries in the part written
+        return 0 if self.part is None else int(self.part["chars"].size)
+
+
+def _part_arrays(cache: PrepareCache, rows: np.ndarray | None) -> dict[str, np.ndarray | _Joined]:
+    """The entries of ``cache`` (``rows`` of them; None: all) as a part stores them."""
+    if rows is None:
+        shas, digests, samples, hits = cache.shas, cache.digests, cache.samples, cache.hits
+        chars, signatures = cache.chars, cache.signatures
+    else:
+        at = rows.tolist()
+        shas, digests = [cache.shas[i] for i in at], [cache.digests[i] for i in at]
+        samples, hits = [cache.samples[i] for i in at], [cache.hits[i] for i in at]
+        chars, signatures = cache.chars[rows], cache.signatures[rows]
+    return {
+        "format": np.array(_PART_FORMAT),
+        "key": np.array(cache.key),
+        "shas": np.array(shas, dtype="S64"),
+        "digests": np.array(digests, dtype="S16"),
+        "chars": np.asarray(chars).astype(np.int64),
+        "signatures": signatures,
+        "sample_values": _joined(samples, np.uint64),
+        "sample_offsets": _offsets(samples),
+        "hit_values": _joined(hits, np.int32),
+        "hit_offsets": _offsets(hits),
+    }
+
+
 def cache_arrays(
     cache: PrepareCache,
     memo: PairMemo | None = None,
@@ -313,23 +437,19 @@ def cache_arrays(
     *,
     known_made: Mapping[str, np.ndarray] | None = None,
     earlier_pairs: PairMemo | None = None,
-) -> dict[str, np.ndarray | _Joined]:
+    parts: EntryParts | None = None,
+) -> CacheArrays:
     """What ``stage_cache`` writes, made in memory (the part that needs the interpreter: ~0.7 s
     at 100,000 files; writing it mostly waits for the disk). ``known_made``: ``known_arrays(known,
     read_key)`` made beforehand, used instead of ``known``. ``earlier_pairs``: the memo the screen
-    took pairs over from (``load_pairs``); pairs taken over as they were are stored as read."""
-    return {
+    took pairs over from (``load_pairs``); pairs taken over as they were are stored as read.
+    ``parts``: ``plan_parts`` of the cache the screen was given (None: every entry written)."""
+    parts = parts or EntryParts()
+    rows = parts.new_rows
+    main = {
         "format": np.array(_FORMAT),
         "key": np.array(cache.key),
-        "shas": np.array(cache.shas, dtype="S64"),
-        "digests": np.array(cache.digests, dtype="S16"),
-        "chars": cache.chars.astype(np.int64),
-        "signatures": cache.signatures,
-        "sample_values": _joined(cache.samples, np.uint64),
-        "sample_offsets": _offsets(cache.samples),
         "boiler": cache.boiler,
-        "hit_values": _joined(cache.hits, np.int32),
-        "hit_offsets": _offsets(cache.hits),
         "no_shingles": np.array(sorted(cache.no_shingles), dtype="S64"),
         "template": cache.template,
         "template_min_count": np.array(cache.template_min_count),
@@ -339,6 +459,8 @@ def cache_arrays(
         **_containment_arrays(cache.containment),
         **(known_arrays(known, read_key) if known_made is None else known_made),
     }
+    part = _part_arrays(cache, rows) if rows is None or rows.size else None
+    return CacheArrays(main, part, parts.kept)
 
 
 def _containment_arrays(memo: ContainmentMemo | None) -> dict[str, np.ndarray]:
@@ -377,11 +499,33 @@ def _containment_from(z: Any, cache: PrepareCache) -> ContainmentMemo | None:
         return None
 
 
-def stage_arrays(workspace: Path | str, arrays: Mapping[str, np.ndarray | _Joined]) -> Path:
-    """Write ``cache_arrays``' result as ``stage_cache`` does; returns the staged file."""
-    path = Path(workspace) / CACHE_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_STAGED_PREFIX, suffix=_STAGED_SUFFIX, dir=path.parent)
+def stage_arrays(workspace: Path | str, arrays: CacheArrays | Mapping[str, np.ndarray | _Joined]) -> Path:
+    """Write ``cache_arrays``' result as ``stage_cache`` does; returns the staged ``prepare.npz``.
+    A new part of entries is written (and synced) first, under its own name: no cache names it
+    until the staged file is published. A plain mapping is written as the staged file alone."""
+    folder = (Path(workspace) / CACHE_FILE).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if not isinstance(arrays, CacheArrays):
+        return _write_synced(folder, _STAGED_PREFIX, _STAGED_SUFFIX, arrays)
+    part: Path | None = None
+    try:
+        names = list(arrays.kept)
+        if arrays.part is not None:
+            entries = len(arrays)
+            part = _write_synced(folder, _PART_PREFIX, _PART_SUFFIX, arrays.part)
+            names.append((part.name, entries))
+            arrays.part = None  # its arrays go while the rest is written
+        main = {**arrays.main, "parts": np.array(json.dumps(names))}
+        return _write_synced(folder, _STAGED_PREFIX, _STAGED_SUFFIX, main)
+    except BaseException:
+        if part is not None:
+            part.unlink(missing_ok=True)
+        raise
+
+
+def _write_synced(folder: Path, prefix: str, suffix: str, arrays: Mapping[str, np.ndarray | _Joined]) -> Path:
+    """``arrays`` as a new ``.npz`` in ``folder`` named ``prefix``...``suffix``, synced to disk."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             _save_npz(fh, arrays)
@@ -416,21 +560,49 @@ def _read(
         return None
 
 
-def _cache_from(z: Any) -> PrepareCache | None:
+def _one(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
+    """The parts' arrays joined (one part's as read: no copy)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays) if arrays else empty
+
+
+def _cache_from(z: Any, folder: Path) -> PrepareCache | None:
+    parts = [(str(name), int(entries)) for name, entries in json.loads(str(z["parts"]))]
+    key = str(z["key"])
+    shas: list[str] = []
+    digests: list[bytes] = []
+    chars, signatures = [], []
+    samples: list[np.ndarray] = []
+    hits: list[np.ndarray] = []
+    for name, entries in parts:
+        expected = len(shas) + entries
+        if not _is_part(name):
+            raise ValueError(f"it names {name!r}, not a part of entries")
+        with np.load(folder / name, allow_pickle=False) as part:
+            if str(part["format"]) != _PART_FORMAT or str(part["key"]) != key:
+                raise ValueError(f"its part {name} is of another kind")
+            shas += [s.decode("ascii") for s in part["shas"].tolist()]
+            # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
+            digests += [d.ljust(16, b"\0") for d in part["digests"].tolist()]
+            chars.append(part["chars"])
+            signatures.append(part["signatures"])
+            samples += _split(part["sample_values"], part["sample_offsets"])
+            hits += _split(part["hit_values"], part["hit_offsets"])
+        if len(shas) != expected:
+            raise ValueError(f"its part {name} holds another number of entries")
     cache = PrepareCache(
-        key=str(z["key"]),
-        shas=[s.decode("ascii") for s in z["shas"].tolist()],
-        # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
-        digests=[d.ljust(16, b"\0") for d in z["digests"].tolist()],
-        chars=z["chars"],
-        signatures=z["signatures"],
-        samples=_split(z["sample_values"], z["sample_offsets"]),
+        key=key,
+        shas=shas,
+        digests=digests,
+        chars=_one(chars, np.zeros(0, dtype=np.int64)),
+        signatures=_one(signatures, np.zeros((0, 0), dtype=np.uint32)),
+        samples=samples,
         boiler=z["boiler"],
-        hits=_split(z["hit_values"], z["hit_offsets"]),
+        hits=hits,
         no_shingles=frozenset(s.decode("ascii") for s in z["no_shingles"].tolist()),
         template=z["template"],
         template_min_count=int(z["template_min_count"]),
         run_id=str(z["run_id"]),
+        parts=tuple(parts),
     )
     n = len(cache.shas)
     if not (len(cache.digests) == n == cache.chars.size == cache.signatures.shape[0] == len(cache.samples) == len(cache.hits)):
@@ -461,7 +633,8 @@ def _pairs_from(z: Any) -> PairMemo | None:
 def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:
     """The prepare cache in ``workspace``, or None when there is none or it cannot be used
     (``versions`` given: also when it was saved with others)."""
-    return _read(workspace, "the prepare cache", _cache_from, versions)
+    folder = (Path(workspace) / CACHE_FILE).parent
+    return _read(workspace, "the prepare cache", lambda z: _cache_from(z, folder), versions)
 
 
 def load_pairs(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PairMemo | None:

@@ -39,7 +39,8 @@ from neardup_gui.io.carry import carry_arrays, carry_context, make_manifest
 from neardup_gui.io.extract import ExtractOptions
 from neardup_gui.io.paths import ensure_outside_source
 from neardup_gui.io.prepcache import (
-    CACHE_FILE, cache_arrays, known_row_arrays, load_cache, load_known, load_pairs, publish_cache, stage_arrays,
+    CACHE_FILE, cache_arrays, discard_staged, known_row_arrays, load_cache, load_known, load_pairs, plan_parts,
+    publish_cache, stage_arrays,
 )  # fmt: skip
 from neardup_gui.io.session import ManifestValues, ReviewSession
 
@@ -259,6 +260,8 @@ def screen_folder(
                 fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
                 helper=helper, alongside=ahead, normalized=writer.add if writer is not None else None,
             )  # fmt: skip
+            # which entries the cache's parts hold already (only the others are written as a new part)
+            parts = plan_parts(result.cache, cache) if result.cache is not None else None
             del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read
             if ahead is not None and ahead.documents is not result.documents:  # no time for it in the run
                 ahead(result.documents)  # (e.g. fewer than two documents to compare)
@@ -343,7 +346,7 @@ def screen_folder(
                 assert ahead.known is not None  # a cache is kept only when caching: made with the manifest
                 memo = _pair_memo(outcome, result.cache.template, result.cache.template_min_count, result.rejected)
                 arrays = cache_arrays(dataclasses.replace(result.cache, run_id=run_id), memo, versions,
-                                      known_made=ahead.known, earlier_pairs=previous)  # fmt: skip
+                                      known_made=ahead.known, earlier_pairs=previous, parts=parts)  # fmt: skip
                 del memo
             # The pairs taken over unchanged from the last screen: the session has their rows already.
             unchanged = _taken_over_unchanged(outcome.candidates, previous)
@@ -366,7 +369,7 @@ def screen_folder(
                                          remove_old=_removed_by(checker))  # fmt: skip
                 except BaseException:
                     if staged is not None and staged.exception() is None:
-                        staged.result().unlink(missing_ok=True)
+                        discard_staged(out_path, staged.result())
                     raise
                 if staged is not None:
                     try:

@@ -43,6 +43,14 @@ def folder(tmp_path: Path) -> Path:
     return src
 
 
+def _parts(workspace: Path) -> list[str]:
+    """The parts of entries the workspace's cache names, in order."""
+    import json
+
+    with np.load(workspace / CACHE_FILE) as z:
+        return [name for name, _entries in json.loads(str(z["parts"]))]
+
+
 def _essentials(outcome) -> list[tuple]:
     return [
         (c.left, c.right, c.methods, round(c.jaccard, 12), c.flags, c.segments, c.evidence)
@@ -300,7 +308,8 @@ def test_a_screen_whose_outputs_cannot_be_written_keeps_the_previous_cache(folde
         with pytest.raises(SessionInUseError):
             screen_folder(folder, PARAMS, out_dir=out)
     assert (out / CACHE_FILE).read_bytes() == before
-    assert [p.name for p in (out / CACHE_FILE).parent.iterdir()] == [CACHE_FILE.name]  # nothing staged is left
+    # nothing staged is left: the cache and the parts of entries it names
+    assert sorted(p.name for p in (out / CACHE_FILE).parent.iterdir()) == sorted([CACHE_FILE.name, *_parts(out)])
     again = screen_folder(folder, PARAMS, out_dir=out)
     assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
 
@@ -389,3 +398,143 @@ def test_stored_paths_come_back_whole_when_read_a_slice_at_a_time(size: int) -> 
     paths = ["a.txt", "来稿/第1篇.txt", "gbk_\udcd6\udcd0.txt", "x/y/z.md", "𠀀.txt", "b c,d.txt", "e.txt", "f.txt"]
     for n in range(len(paths) + 1):
         assert _paths(_path_bytes(paths[:n]), size) == paths[:n]
+
+
+def _edit(path: Path, tail: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8")[:-40] + tail, encoding="utf-8")
+
+
+def test_a_rescan_writes_only_the_changed_files_entries_and_keeps_the_earlier_part(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    [first] = _parts(out)
+    part = out / "cache" / first
+    written, stamp = part.read_bytes(), part.stat().st_mtime_ns
+    entries = len(load_cache(out))
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
+    names = _parts(out)
+    assert names[0] == first and len(names) == 2
+    assert part.read_bytes() == written and part.stat().st_mtime_ns == stamp  # never written again
+    with np.load(out / "cache" / names[1]) as z:
+        assert z["shas"].size == 1  # the edited file's entry only
+    cache = load_cache(out)
+    assert len(cache) == entries + 1  # the edited file's old entry stays in the first part
+    assert all(cache.position(d.sha256) is not None for d in again.documents if d.usable and d.chars > 5)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    third = screen_folder(folder, PARAMS, out_dir=out)  # read from both parts
+    assert third.run.counts["prepared_from_cache"] == third.run.counts["files_ok"]
+    assert _essentials(third) == _essentials(again) == _essentials(fresh)
+    assert _parts(out) == names  # nothing new to store
+
+
+def test_a_file_edited_and_restored_is_taken_from_its_earlier_entry(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    target = folder / "a" / "012.txt"
+    original = target.read_bytes()
+    _edit(target, "临时改动。")
+    screen_folder(folder, PARAMS, out_dir=out)
+    names = _parts(out)
+    target.write_bytes(original)
+    restored = screen_folder(folder, PARAMS, out_dir=out)
+    assert restored.run.counts["prepared_from_cache"] == restored.run.counts["files_ok"]
+    assert _parts(out) == names  # its entry was still in the first part: no part added
+
+
+def test_the_parts_are_written_again_as_one_past_the_limit_and_the_old_ones_deleted(
+    folder, tmp_path, monkeypatch
+) -> None:
+    from neardup_gui.io import prepcache
+
+    monkeypatch.setattr(prepcache, "MAX_PARTS", 3)
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    seen: list[list[str]] = [_parts(out)]
+    for i in range(3):
+        _edit(folder / "a" / f"{20 + i:03d}.txt", f"第{i}次修改。")
+        screen_folder(folder, PARAMS, out_dir=out)
+        seen.append(_parts(out))
+    assert [len(names) for names in seen] == [1, 2, 3, 1]
+    on_disk = sorted(p.name for p in (out / "cache").iterdir() if p.name.startswith("entries-"))
+    assert on_disk == seen[-1]  # the three earlier parts are gone
+    last = screen_folder(folder, PARAMS, out_dir=out)
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh")  # a first screen, its cache in one part
+    assert _essentials(last) == _essentials(fresh)
+    # written as one, the entries are only the current files': the edited files' old ones are dropped
+    assert sorted(load_cache(out).shas) == sorted(load_cache(tmp_path / "fresh").shas)
+
+
+def test_entries_of_many_removed_files_are_dropped_when_the_parts_are_written_again(folder, tmp_path) -> None:
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    names, before = _parts(out), len(load_cache(out))
+    for path in sorted((folder / "b").glob("*-copy.txt"))[:6]:
+        path.unlink()  # GB18030 copies: files of their own, each an entry
+    screen_folder(folder, PARAMS, out_dir=out)
+    # 6 of ~70 entries of no file now: under MAX_STALE_SHARE, the part is kept as it is
+    assert _parts(out) == names and len(load_cache(out)) == before
+    for path in sorted((folder / "a").glob("0[0-1]?.txt")):
+        path.unlink()  # 20 more: past the share
+    third = screen_folder(folder, PARAMS, out_dir=out)
+    assert third.run.counts["prepared_from_cache"] == third.run.counts["files_ok"]  # nothing to prepare
+    cache = load_cache(out)
+    assert len(_parts(out)) == 1 and _parts(out) != names  # written again as one part
+    assert set(cache.shas) == {d.sha256 for d in third.documents if cache.position(d.sha256) is not None}
+    assert len(cache) == before - 26
+    assert not (out / "cache" / names[0]).exists()
+
+
+@pytest.mark.parametrize("damage", ["missing", "torn", "foreign name", "another key"])
+def test_a_damaged_or_missing_part_makes_the_cache_ignored_never_the_screen(folder, tmp_path, damage) -> None:
+    import json
+
+    out = tmp_path / "ws"
+    first = screen_folder(folder, PARAMS, out_dir=out)
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    screen_folder(folder, PARAMS, out_dir=out)
+    part = out / "cache" / _parts(out)[1]
+    if damage == "missing":
+        part.unlink()
+    elif damage == "torn":
+        part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    else:
+        path = out / CACHE_FILE
+        with np.load(path) as z:
+            arrays = {name: z[name] for name in z.files}
+        names = json.loads(str(arrays["parts"]))
+        if damage == "foreign name":  # a good part, outside the cache's folder
+            shutil.copy(part, out / part.name)
+            names[1][0] = f"../{part.name}"
+        else:
+            arrays["key"] = np.array("k=9;other")
+        arrays["parts"] = np.array(json.dumps(names))
+        np.savez(path, **arrays)
+    assert load_cache(out) is None
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] == 0
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert _essentials(again) == _essentials(fresh) and len(first.candidates) > 0
+    assert load_cache(out) is not None and len(_parts(out)) == 1
+
+
+def test_a_screen_whose_outputs_fail_after_staging_leaves_no_new_part(folder, tmp_path, monkeypatch) -> None:
+    from neardup_gui.tasks import screen as screen_mod
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    before = sorted(p.name for p in (out / "cache").iterdir())
+    real = screen_mod.write_screen_outputs
+
+    def fails_after_staging(*args, alongside=None, **kwargs):
+        if alongside is not None:
+            alongside()  # the cache (with a new part) is staged, then the outputs fail
+        raise OSError("disk full")
+
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    monkeypatch.setattr(screen_mod, "write_screen_outputs", fails_after_staging)
+    with pytest.raises(OSError, match="disk full"):
+        screen_folder(folder, PARAMS, out_dir=out)
+    monkeypatch.setattr(screen_mod, "write_screen_outputs", real)
+    assert sorted(p.name for p in (out / "cache").iterdir()) == before
