@@ -250,3 +250,33 @@ def test_evaluation_runs_in_batch_jobs_without_loading_qt() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_full_shingle_sets_are_made_only_for_the_documents_scored(monkeypatch) -> None:
+    # Held for every document they were ~12 KB each (1.2 GB per shingle size at 100,000 files);
+    # only the candidate and labelled pairs' documents need them.
+    from neardup_gui.core.prepare import LazyHashes
+
+    rng = random.Random(11)
+    texts = {f"u{n:02d}": _random_text(rng, 400) for n in range(30)}  # unrelated: in no pair
+    base = _random_text(rng, 400)
+    texts["copy-a"], texts["copy-b"] = base, _edit(rng, base, 0.02)
+    texts["far-a"], texts["far-b"] = _random_text(rng, 400), _random_text(rng, 400)
+    ids = sorted(texts)
+    labels = [LabelledPair("copy-a", "copy-b", 1), LabelledPair("far-a", "far-b", 0)]
+    made: list[str] = []
+    real_load = LazyHashes.load
+
+    def load(self, indices):
+        made.extend(self._doc_ids[i] for i in indices)
+        return real_load(self, indices)
+
+    monkeypatch.setattr(LazyHashes, "load", load)
+    params = ScreenParams(k=3)
+    scores = evaluate(ids, texts, labels, params, thresholds=[0.5], ks=[3]).per_k[0].pair_scores
+    assert set(made) == {"copy-a", "copy-b", "far-a", "far-b"}
+    kept = prepare(ids, texts, params)  # every set kept: the scores are the same
+    for s in scores:
+        i, j = ids.index(s.pair.left), ids.index(s.pair.right)
+        assert s.jaccard == pair_scores(kept.hashes[i], kept.hashes[j]).jaccard
+    assert [s.hit for s in scores] == [True, False]
