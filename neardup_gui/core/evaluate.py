@@ -190,17 +190,27 @@ def confusion(scores: Iterable[PairScore], threshold: float) -> Confusion:
 def metric_curve(
     scores: Sequence[PairScore], thresholds: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Precision, recall and candidate recall at each threshold (NaN where undefined)."""
+    """Precision, recall and candidate recall at each threshold (NaN where undefined): what
+    ``confusion`` gives at each, counted from the sorted scores at once (the window draws it on
+    its own thread: 100 thresholds over 15,000 labelled pairs one by one took 0.7 s)."""
+    n = len(scores)
+    ts = np.asarray(thresholds, dtype=float)
+    jaccard = np.fromiter((s.jaccard for s in scores), dtype=float, count=n)
+    hit = np.fromiter((s.hit for s in scores), dtype=bool, count=n)
+    positive = np.fromiter((s.pair.label == 1 for s in scores), dtype=bool, count=n)
 
-    def val(x: float | None) -> float:
-        return math.nan if x is None else x
+    def at_least(values: np.ndarray) -> np.ndarray:  # how many of values are >= each threshold
+        return values.size - np.searchsorted(np.sort(values), ts, side="left")
 
-    rows = [confusion(scores, t) for t in thresholds]
-    return (
-        np.array([val(c.precision) for c in rows], dtype=float),
-        np.array([val(c.recall) for c in rows], dtype=float),
-        np.array([val(c.candidate_recall) for c in rows], dtype=float),
-    )
+    tp = at_least(jaccard[hit & positive])
+    fp = at_least(jaccard[hit & ~positive])
+    positives = int(positive.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / (tp + fp), math.nan)
+    if not positives:
+        return precision, np.full(ts.size, math.nan), np.full(ts.size, math.nan)
+    candidate = int((hit & positive).sum()) / positives
+    return precision, tp / positives, np.full(ts.size, candidate)
 
 
 def s_curve(bands: int, rows: int, points: int = 101) -> tuple[np.ndarray, np.ndarray]:

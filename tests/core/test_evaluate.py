@@ -280,3 +280,21 @@ def test_full_shingle_sets_are_made_only_for_the_documents_scored(monkeypatch) -
         i, j = ids.index(s.pair.left), ids.index(s.pair.right)
         assert s.jaccard == pair_scores(kept.hashes[i], kept.hashes[j]).jaccard
     assert [s.hit for s in scores] == [True, False]
+
+
+def test_metric_curve_agrees_with_the_confusion_at_every_threshold() -> None:
+    from neardup_gui.core.evaluate import PairScore, confusion
+
+    rng = random.Random(3)
+    steps = [round(t / 100, 2) for t in range(0, 101)]
+    scores = []
+    for n in range(400):  # scores on the thresholds themselves too: >= counts them as predicted
+        jaccard = rng.choice(steps) if n % 3 == 0 else rng.random()
+        pair = LabelledPair(f"a{n}", f"b{n}", rng.choice([0, 1]))
+        scores.append(PairScore(pair, True, rng.random() < 0.8, ("minhash",), jaccard))
+    for subset in (scores, [s for s in scores if s.pair.label == 0], [s for s in scores if not s.hit], []):
+        precision, recall, cand = metric_curve(subset, steps)
+        for n, t in enumerate(steps):
+            c = confusion(subset, t)
+            for got, want in ((precision[n], c.precision), (recall[n], c.recall), (cand[n], c.candidate_recall)):
+                assert (math.isnan(got) and want is None) or got == want, (t, got, want)

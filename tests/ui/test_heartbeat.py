@@ -72,3 +72,34 @@ def test_a_job_runs_without_automatic_cyclic_collections_and_they_resume_after(q
     assert seen == [False]
     assert gc.isenabled()
     qtbot.wait(50)  # the job's channel is deleted later, by the runner's event loop
+
+
+def test_a_job_asked_to_freeze_leaves_its_result_out_of_the_collectors_sight(qtbot) -> None:
+    # A job that leaves many objects (an evaluation of 100,000 files) would otherwise have them all
+    # walked by the first young collection after it: 78 ms, a stall of the window.
+    import gc
+
+    runner = JobRunner()
+    results: list[object] = []
+    for freeze in (False, True):
+        before = gc.get_freeze_count()
+        with qtbot.waitSignal(runner.job_finished, timeout=5000):
+            runner.start("make", lambda progress: [[n] for n in range(20_000)], results.append, freeze=freeze)
+        assert len(results[-1]) == 20_000
+        if freeze:
+            assert gc.get_freeze_count() >= before + 20_000
+            assert not any(obj is results[-1] for obj in gc.get_objects())  # frozen: in no generation
+        else:
+            assert gc.get_freeze_count() < before + 20_000
+    failed: list[str] = []
+
+    def fails(progress):
+        made = [[n] for n in range(20_000)]  # alive in the traceback's frame
+        if made:
+            raise ValueError("bad labels")
+
+    before = gc.get_freeze_count()
+    with qtbot.waitSignal(runner.job_failed, timeout=5000):
+        runner.start("fail", fails, on_failed=lambda message, details: failed.append(message), freeze=True)
+    assert failed == ["bad labels"] and gc.get_freeze_count() < before + 20_000  # its frames stay collectable
+    qtbot.wait(50)
