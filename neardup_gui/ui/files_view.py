@@ -53,6 +53,12 @@ class FileColumn(IntEnum):
     VERSION = 7
 
 
+# The Document field each column shows (sorted as numbers, or as the text casefolded).
+_NUMBER_FIELDS = {FileColumn.SIZE: "size", FileColumn.CHARS: "chars"}
+_TEXT_FIELDS = {FileColumn.PATH: "path", FileColumn.MESSAGE: "message", FileColumn.ENCODING: "encoding",
+                FileColumn.SOURCE: "source_id", FileColumn.VERSION: "version"}  # fmt: skip
+
+
 class FilesModel(QAbstractTableModel):
     """The manifest rows of the last screen."""
 
@@ -169,17 +175,26 @@ class FilesModel(QAbstractTableModel):
             return d.chars
         return FilesModel._display(d, col).casefold()
 
+    @staticmethod
+    def _sort_keys(rows: Sequence[Document], col: FileColumn) -> list[Any]:
+        """``_sort_value`` of each of ``rows`` for ``col``, made by calls mapped in C."""
+        if col in _NUMBER_FIELDS:
+            return list(map(attrgetter(_NUMBER_FIELDS[col]), rows))
+        if col == FileColumn.STATUS:
+            statuses = list(map(attrgetter("status"), rows))
+            labels = {s: file_status_label(s).casefold() for s in set(statuses)}
+            return list(map(labels.__getitem__, statuses))
+        return list(map(str.casefold, map(attrgetter(_TEXT_FIELDS[col]), rows)))
+
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(FileColumn) or not self._all:
             return
         col = FileColumn(column)
-
-        def key(d: Document) -> Any:
-            return self._sort_value(d, col)
-
         if self._problems_only:  # the hidden rows keep their place in the same order
-            self._all = sorted(self._all, key=key, reverse=order == Qt.SortOrder.DescendingOrder)
-        sort_model_rows(self, self._rows, key, order, self._store)
+            keys = self._sort_keys(self._all, col)
+            olds = sorted(range(len(keys)), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+            self._all = list(map(self._all.__getitem__, olds))
+        sort_model_rows(self, self._rows, self._sort_keys(self._rows, col), order, self._store)
 
     def _store(self, rows: list[Document]) -> None:
         self._rows = rows

@@ -8,6 +8,7 @@ Imports PySide6 only.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -19,7 +20,7 @@ T = TypeVar("T")
 def sort_model_rows(
     model: QAbstractItemModel,
     rows: Sequence[T],
-    key: Callable[[T], Any],
+    keys: Sequence[Any],
     order: Qt.SortOrder,
     store: Callable[[list[T]], None],
 ) -> None:
@@ -28,19 +29,19 @@ def sort_model_rows(
     Args:
         model: The model whose rows these are.
         rows: The rows in their current order.
-        key: Sort value of a row (the model's ``SORT_ROLE`` value for the column).
+        keys: Sort value of each row, in that order (the model's ``SORT_ROLE`` values for the
+            column, made beforehand: a call per row took 0.2-0.5 s for 100,000 files).
         order: Ascending or descending. Stable either way: equal keys keep their previous order.
         store: Called with the sorted list; must make it the model's rows.
 
     Persistent indexes (selection, current row) follow their rows.
     """
     model.layoutAboutToBeChanged.emit()
-    keyed = [(key(item), i) for i, item in enumerate(rows)]
-    keyed.sort(key=lambda kv: kv[0], reverse=order == Qt.SortOrder.DescendingOrder)
-    new_row_of_old = [0] * len(keyed)
-    for new, (_value, old) in enumerate(keyed):
-        new_row_of_old[old] = new
-    store([rows[old] for _value, old in keyed])
+    n = len(rows)
+    olds = sorted(range(n), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+    new_row_of_old = [0] * n
+    deque(map(new_row_of_old.__setitem__, olds, range(n)), maxlen=0)  # (a loop in C)
+    store(list(map(rows.__getitem__, olds)))
     old_indexes = model.persistentIndexList()
     new_indexes = [model.index(new_row_of_old[ix.row()], ix.column()) for ix in old_indexes]
     model.changePersistentIndexList(old_indexes, new_indexes)
