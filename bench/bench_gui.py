@@ -7,9 +7,16 @@ while its workspace is opened again, and while the folder is screened again into
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only          # 10,000 files
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only --big    # 100,000 files
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --screen-only --big --stacks late.txt
+    QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_gui.py --workspace WS [--labels L.csv] [--stacks F]
+
+``--workspace WS``: only an editor's actions on a screened workspace (sort the pairs by each column,
+type a filter, step through pairs, the Groups, Files (sorted by each column), History and
+Boilerplate tabs, and with ``--labels`` an evaluation, which writes its CSVs into WS): the
+largest event-loop gap of each.
 
 ``--stacks FILE``: whenever the window's 10 ms timer is ``--late`` ms overdue during the screen
-measures, every thread's stack is written to FILE (``faulthandler``'s watchdog, which needs no
+measures (or the actions), every thread's stack is written to FILE, again every ``--late`` ms while
+it stays late (``faulthandler``'s watchdog, which needs no
 GIL), followed by a ``GAP`` line with the gap, the engine's stage and the phase: a thread holding
 the GIL in one long call shows there (how session 31 found the 100,000-row calls mapped in C).
 
@@ -338,7 +345,8 @@ class GapClock:
             faulthandler.cancel_dump_traceback_later()
             if gap >= self.late_ms:  # the stacks written during this gap are above this line
                 print(f"GAP {gap:.0f} ms, stage {self.stage or '-'}, phase {self.phase}", file=self.stacks, flush=True)
-            faulthandler.dump_traceback_later(self.late_ms / 1000, file=self.stacks)
+            # repeated every late_ms while the window stays late: a long gap shows how it went on
+            faulthandler.dump_traceback_later(self.late_ms / 1000, repeat=True, file=self.stacks)
 
     def enter(self, phase: str) -> None:
         """Later gaps count for ``phase`` (the gap now open counts for the phase it ends in)."""
@@ -467,6 +475,91 @@ def bench_screen(
         _drain()
 
 
+def bench_actions(
+    workspace: Path,
+    labels: Path | None,
+    results: list[tuple[str, str, str]],
+    stacks: TextIO | None = None,
+    late_ms: float = 90.0,
+) -> None:
+    """Open a screened workspace in the window and do what an editor does with it, each action
+    followed by a second (or its job) of the event loop: the largest gap of each. With ``labels``
+    the workspace is evaluated too (which writes its evaluation CSVs into it)."""
+    from PySide6.QtTest import QTest
+
+    from neardup_gui.io.paths import DATA_DIR_ENV
+    from neardup_gui.ui.main_window import MainWindow
+    from neardup_gui.ui.settings import AppSettings
+
+    app = _app()
+    with tempfile.TemporaryDirectory(prefix="bench_gui_") as tmp:
+        os.environ[DATA_DIR_ENV] = str(Path(tmp) / "appdata")
+        window = MainWindow(AppSettings.in_file(Path(tmp) / "settings.ini"))
+        window.resize(1400, 900)
+        window.show()
+        loaded: list[object] = []
+        window.workspaces.workspace_loaded.connect(lambda _outcome: loaded.append(True))
+        window.workspaces.open_workspace(workspace)
+        _spin_until(lambda: bool(loaded), settle=2.0)
+        gaps = GapClock(stacks, late_ms)
+        gaps.start()
+        table, search, files = window.candidate_view.table, window.candidate_view.search, window.files_view.table
+
+        def act(  # type: ignore[no-untyped-def]
+            name: str, action, until=lambda: True, settle: float = 1.0, target: str = "< 100 ms"
+        ) -> None:
+            gaps.enter(name)
+            started = time.perf_counter()
+            action()
+            _spin_until(until, settle=settle)
+            wall = time.perf_counter() - started - settle
+            results.append((f"{name} ({wall:.1f} s): largest gap", f"{gaps.largest(name):.0f} ms", target))
+
+        def each_column(view) -> None:  # type: ignore[no-untyped-def]
+            for column in range(view.model().columnCount()):
+                view.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+                app.processEvents()
+
+        def type_filter() -> None:
+            search.setFocus()
+            for key in "archive_20":
+                QTest.keyClick(search, key)
+                _spin_until(lambda: True, settle=0.05)
+
+        def next_pairs() -> None:
+            for _ in range(20):
+                QTest.keyClick(table, Qt.Key.Key_Down)
+                app.processEvents()
+
+        groups, boilerplate = window.overview.groups_view, window.overview.boilerplate_view
+        a_sort = "< 1 s a sort"  # as the candidate table's target: the sort is the gap
+        act("sort the candidate pairs by each column", lambda: each_column(table), target=a_sort)
+        act("type a filter over the candidate pairs", type_filter)
+        act("clear the filter", search.clear)
+        act("the next 20 pairs", next_pairs, settle=2.0)
+        act("Groups tab, grouped", lambda: window.tabs.setCurrentWidget(groups),
+            lambda: not window.jobs.busy("groups"))  # fmt: skip
+        act("Files tab", lambda: window.tabs.setCurrentWidget(window.files_view))
+        act("sort the files by each column", lambda: each_column(files), target=a_sort)
+        act("History tab", lambda: window.side_tabs.setCurrentIndex(1))
+        act("Boilerplate tab, searched", lambda: window.tabs.setCurrentWidget(boilerplate),
+            lambda: not window.jobs.busy("boilerplate"))  # fmt: skip
+        if labels is not None:
+            finished: list[object] = []
+            window.evaluation.evaluation_finished.connect(finished.append)
+            window.evaluation.evaluation_failed.connect(finished.append)
+
+            def evaluate() -> None:
+                window.tabs.setCurrentWidget(window.evaluation.panel)
+                window.evaluation.evaluate(labels_file=labels)
+
+            act(f"Evaluation tab, evaluated against {labels.name}", evaluate, lambda: bool(finished))
+        gaps.stop()
+        window.close()
+        window.deleteLater()
+        _drain()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000, help="candidate rows (default 1,000,000)")
@@ -479,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-screen", action="store_true")
     parser.add_argument("--stacks", type=Path, help="write every thread's stack here when the window is late")
     parser.add_argument("--late", type=float, default=90.0, help="ms overdue that writes the stacks (default 90)")
+    parser.add_argument("--workspace", type=Path, help="only the editor's actions on this screened workspace")
+    parser.add_argument("--labels", type=Path, help="with --workspace: evaluate it against this labels file too")
     args = parser.parse_args(argv)
     if args.big:
         args.folder = BIG_FOLDER
@@ -491,6 +586,10 @@ def main(argv: list[str] | None = None) -> int:
 
     warm_up_engine().join()
     results: list[tuple[str, str, str]] = []
+    if args.workspace is not None:
+        args.no_table = args.no_pair = args.no_screen = True
+        with open(args.stacks or os.devnull, "w", encoding="utf-8") as stacks:
+            bench_actions(args.workspace, args.labels, results, stacks if args.stacks else None, args.late)
     if not args.no_table:
         bench_table(args.rows, results)
     if not args.no_pair:
