@@ -121,7 +121,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             args.outdir, labels_file=args.labels, from_decisions=args.from_decisions,
             thresholds=args.thresholds, ks=args.k, audit=args.audit_misses, audit_limit=args.audit_limit,
             audit_sample=args.audit_sample, group_by=args.group_by,
-            progress=NULL_PROGRESS if args.quiet else _StageLines(args.k),
+            progress=NULL_PROGRESS if args.quiet else _StageLines(args.k), read_helper=True,
         )  # fmt: skip
     except AuditTooLargeError as exc:
         print(f"neardup: error: {exc} Use --audit-sample N, or raise --audit-limit.", file=sys.stderr)

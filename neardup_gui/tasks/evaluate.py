@@ -120,11 +120,11 @@ def _manifest_rows(out_dir: Path) -> dict[str, dict[str, str]]:
 
 
 def _reread(
-    source: Path, params: ScreenParams, out_dir: Path, progress: Progress
+    source: Path, params: ScreenParams, out_dir: Path, progress: Progress, read_helper: bool = False
 ) -> tuple[tuple[Document, ...], dict[str, str], list[str]]:
     """Scan the source again; give documents the doc_ids, source_ids and versions of manifest.csv."""
     corpus = scan_folder(source, include=params.include, exclude=params.exclude,
-                         max_bytes=params.max_bytes, progress=progress)  # fmt: skip
+                         max_bytes=params.max_bytes, progress=progress, read_helper=read_helper)  # fmt: skip
     manifest = _manifest_rows(out_dir)
     documents: list[Document] = []
     texts: dict[str, str] = {}
@@ -220,6 +220,7 @@ def evaluate_outdir(
     group_by: str = "split",
     session: Any = None,
     progress: Progress = NULL_PROGRESS,
+    read_helper: bool = False,
 ) -> EvaluationRun:
     """Evaluate labelled pairs against a screen's source folder and write the results into ``out_dir``.
 
@@ -235,6 +236,8 @@ def evaluate_outdir(
         session: An open writable ``ReviewSession`` of ``out_dir`` (the window's); when None the
             session file is opened (and locked) here.
         progress: Stages ``read``, ``normalize``, ..., ``evaluate``, ``audit``; may cancel.
+        read_helper: Read a share of a large folder's files in a helper process, as a screen does
+            (``io.corpus.scan_folder``; the caller's entry point must be guarded for ``spawn``).
 
     Returns:
         What was evaluated and written.
@@ -263,7 +266,7 @@ def evaluate_outdir(
         rows_checked = None
         if labels_file is not None:
             rows_checked = read_labels(labels_file)  # fail on a bad file before reading the corpus
-        documents, texts, warnings = _reread(source, params, out, progress)
+        documents, texts, warnings = _reread(source, params, out, progress, read_helper)
         if from_decisions:
             if session is None:
                 raise EvaluationError(f"no review session in {out}; there are no decisions to use as labels")

@@ -75,7 +75,7 @@ class EvaluationController(QObject):
 
         def work(progress: Any) -> tasks.EvaluationRun:
             return tasks.evaluate_outdir(out_dir, labels_file=labels_file, from_decisions=from_decisions,
-                                         session=session, progress=progress)  # fmt: skip
+                                         session=session, progress=progress, read_helper=True)  # fmt: skip
 
         # Its survivors frozen: the report, the labels and 100,000 documents at most, and ~10 garbage
         # cycles (measured); else the first collection after walks them all (78 ms, a stall).

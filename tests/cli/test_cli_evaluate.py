@@ -180,3 +180,22 @@ def test_a_bad_threshold_list_is_refused(tmp_path: Path, labels: Path, capsys) -
         main(["evaluate", str(tmp_path), "--labels", str(labels), "--thresholds", "50,70"])
     assert exc.value.code == 2
     assert "thresholds are Jaccard values in (0, 1]" in capsys.readouterr().err
+
+
+def test_files_read_by_the_reading_helper_give_the_same_evaluation(sample: Path, labels: Path, tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    # A large folder is read partly by a helper process, as a screen reads it: the same results.
+    from neardup_gui.io import corpus as corpus_mod
+
+    out = _screen(sample, tmp_path / "out")
+    assert main(["evaluate", str(out), "--labels", str(labels), "-q"]) == 0
+    alone = {name: (out / name).read_bytes() for name in ("thresholds.csv", "evaluation_pairs.csv")}
+    chunks: list[int] = []
+    real_chunk = corpus_mod._claim
+    monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", 2)
+    monkeypatch.setattr(corpus_mod, "_HELPER_CHUNK", 2)
+    monkeypatch.setattr(corpus_mod, "usable_cores", lambda: 2)
+    monkeypatch.setattr(corpus_mod, "_claim", lambda counter: chunks.append(1) or real_chunk(counter))
+    assert main(["evaluate", str(out), "--labels", str(labels), "-q"]) == 0
+    assert chunks  # the files were shared with a helper
+    assert {name: (out / name).read_bytes() for name in alone} == alone
