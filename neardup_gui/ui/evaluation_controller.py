@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from neardup_gui import tasks
 from neardup_gui.ui.evaluation_panel import EvaluationPanel
-from neardup_gui.ui.labels import literal_tooltip
+from neardup_gui.ui.labels import literal_tooltip, stage_label
 
 if TYPE_CHECKING:
     from neardup_gui.ui.main_window import MainWindow
@@ -34,7 +34,11 @@ class EvaluationController(QObject):
         super().__init__(window)
         self.window = window
         self.panel = EvaluationPanel(self.load_labels, on_use_decisions=self.use_decisions)
+        self.panel.cancel_requested.connect(self.cancel)
+        window.jobs.job_cancelled.connect(self._cancelled)
         self.labels_file: Path | None = None
+        self._what = ""  # what the running evaluation is against
+        self._size: tuple[int, int] | None = None  # the shingle size being evaluated: (its number, of how many)
 
     def ask_labels_file(self) -> str:
         """A labels file chosen by the user ("" when cancelled); tests replace this."""
@@ -71,6 +75,7 @@ class EvaluationController(QObject):
         out_dir = outcome.out_dir
         self.labels_file = labels_file
         what = labels_file.name if labels_file is not None else self.tr("your review decisions")
+        self._what, self._size = what, None
         self.panel.set_busy(True, self.tr("Evaluating the screen against {0}…").format(what))
 
         def work(progress: Any) -> tasks.EvaluationRun:
@@ -79,8 +84,31 @@ class EvaluationController(QObject):
 
         # Its survivors frozen: the report, the labels and 100,000 documents at most, and ~10 garbage
         # cycles (measured); else the first collection after walks them all (78 ms, a stall).
-        w.jobs.start("evaluate", work, self._done, self._failed, freeze=True)
+        w.jobs.start("evaluate", work, self._done, self._failed, self._progress, freeze=True)
         return True
+
+    def cancel(self) -> None:
+        """Stop the running evaluation (it writes nothing then)."""
+        self.window.jobs.cancel("evaluate")
+
+    def _cancelled(self, name: str) -> None:
+        if name == "evaluate":
+            self.panel.set_busy(False, self.tr("The evaluation was cancelled; nothing was written."))
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        """Say what the evaluation is doing: a large folder takes half a minute and more."""
+        if stage == "evaluate":  # the next shingle size begins
+            self._size = (done + 1, total) if done < total else None
+            return
+        if stage == "audit":
+            text = self.tr("Scoring every pair for what the candidate stage missed")
+        else:
+            text = stage_label(stage)
+        if total > 1:
+            text = f"{text} {done:,} / {total:,}"
+        if self._size is not None:
+            text = self.tr("shingle size {0} of {1}: {2}").format(*self._size, text)
+        self.panel.set_progress(self.tr("Evaluating the screen against {0}… {1}").format(self._what, text))
 
     def _done(self, run: tasks.EvaluationRun) -> None:
         self.panel.set_busy(False)

@@ -164,6 +164,7 @@ class EvaluationPanel(QWidget):
 
     load_labels_requested = Signal()
     use_decisions_requested = Signal()
+    cancel_requested = Signal()
     selection_changed = Signal(int, float, str)
 
     def __init__(
@@ -188,6 +189,10 @@ class EvaluationPanel(QWidget):
                                                  "the workspace (merge = duplicate, others = not)"))  # fmt: skip
         self.decisions_button.clicked.connect(self._decisions_clicked)
         self.decisions_button.setVisible(on_use_decisions is not None)
+        self.cancel_button = QPushButton(self.tr("Cancel"))
+        self.cancel_button.setToolTip(self.tr("Stop the evaluation; nothing is written"))
+        self.cancel_button.clicked.connect(self._cancel_clicked)
+        self.cancel_button.hide()
         self.source_label = QLabel(self.tr("No labels evaluated yet."))
         self.source_label.setWordWrap(True)
         self.k_combo = QComboBox()
@@ -231,6 +236,7 @@ class EvaluationPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.load_button)
         top.addWidget(self.decisions_button)
+        top.addWidget(self.cancel_button)
         top.addWidget(self.source_label, 1)
         controls = QHBoxLayout()
         for text, widget in ((self.tr("k:"), self.k_combo), (self.tr("Split:"), self.split_combo),
@@ -331,11 +337,23 @@ class EvaluationPanel(QWidget):
             self._on_use_decisions()
 
     def set_busy(self, busy: bool, text: str = "") -> None:
-        """Disable the buttons while an evaluation runs, and say so."""
+        """Disable the buttons while an evaluation runs (Cancel shown instead), and say so."""
         self.load_button.setEnabled(not busy)
         self.decisions_button.setEnabled(not busy)
+        self.cancel_button.setVisible(busy)
+        self.cancel_button.setEnabled(busy)
         if text:
             self.source_label.setText(text)
+
+    def set_progress(self, text: str) -> None:
+        """What the running evaluation is doing (unless it is being cancelled)."""
+        if not self.cancel_button.isHidden() and self.cancel_button.isEnabled():
+            self.source_label.setText(text)
+
+    def _cancel_clicked(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.source_label.setText(self.tr("Cancelling…"))
+        self.cancel_requested.emit()
 
     def _row_chosen(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid() or self._updating:

@@ -782,7 +782,7 @@ The window stays usable; the details say where.</source>
 <context>
     <name>EvaluationController</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+43"/>
+        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+47"/>
         <source>Choose a labels file</source>
         <translation>选择标注文件</translation>
     </message>
@@ -812,12 +812,32 @@ The window stays usable; the details say where.</source>
         <translation>你的审核结论</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Evaluating the screen against {0}…</source>
         <translation>正在以{0}评估筛查结果…</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+17"/>
+        <source>The evaluation was cancelled; nothing was written.</source>
+        <translation>评估已取消，未写入任何内容。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Scoring every pair for what the candidate stage missed</source>
+        <translation>逐对计分，查找候选阶段漏掉的文本对</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>shingle size {0} of {1}: {2}</source>
+        <translation>分片长度 {0}/{1}：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Evaluating the screen against {0}… {1}</source>
+        <translation>正在以{0}评估筛查结果… {1}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Labels: {0}
 Results written to: {1}</source>
         <translation>标注：{0}
@@ -842,7 +862,7 @@ Results written to: {1}</source>
 <context>
     <name>EvaluationPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+182"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+183"/>
         <source>Load labels… · 导入标注</source>
         <translation>导入标注…</translation>
     </message>
@@ -863,12 +883,22 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+4"/>
-        <location line="+113"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the evaluation; nothing is written</source>
+        <translation>停止评估，不写入任何内容</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+114"/>
         <source>No labels evaluated yet.</source>
         <translation>尚未评估任何标注。</translation>
     </message>
     <message>
-        <location line="-103"/>
+        <location line="-104"/>
         <source>Jaccard threshold shown in the charts</source>
         <translation>图表中显示的 Jaccard 阈值</translation>
     </message>
@@ -935,17 +965,17 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+185"/>
+        <location line="+198"/>
         <source>P(candidate)</source>
         <translation>P（成为候选）</translation>
     </message>
     <message>
-        <location line="-184"/>
+        <location line="-197"/>
         <source>No banding yet</source>
         <translation>尚无分段设置</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>k:</source>
         <translation>k：</translation>
     </message>
@@ -970,7 +1000,12 @@ Results written to: {1}</source>
         <translation>{0} 个标注文本对（{1} 个正例，{2} 个负例）</translation>
     </message>
     <message>
-        <location line="+97"/>
+        <location line="+73"/>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>threshold {0:g}</source>
         <translation>阈值 {0:g}</translation>
     </message>
@@ -1056,7 +1091,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/files_view.py" line="+67"/>
+        <location filename="../../neardup_gui/ui/files_view.py" line="+73"/>
         <source>Path</source>
         <translation>路径</translation>
     </message>
@@ -1099,7 +1134,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesView</name>
     <message>
-        <location line="+138"/>
+        <location line="+147"/>
         <source>Only files not compared</source>
         <translation>只看未参与比较的文件</translation>
     </message>
@@ -2143,7 +2178,7 @@ Results written to: {1}</source>
 <context>
     <name>SweepTableModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-321"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-339"/>
         <source>k</source>
         <translation>k</translation>
     </message>

@@ -61,3 +61,29 @@ def test_the_s_curve_follows_the_parameters(make_window) -> None:
     window.params_panel.threshold_spin.setValue(0.7)  # as the user would
     bands, rows = window.params_panel.banding()
     assert f"{bands} bands × {rows} rows" in window.evaluation.panel.s_curve.title()
+
+
+def test_a_running_evaluation_says_what_it_does_and_can_be_cancelled(screened, qtbot, tmp_path: Path) -> None:
+    window = screened
+    controller = window.evaluation
+    panel = controller.panel
+    labels = resources_dir() / "sample_labels.csv"
+    shown: list[str] = []
+    real_set_progress = panel.set_progress
+    panel.set_progress = lambda text: shown.append(text) or real_set_progress(text)
+    window.tabs.setCurrentWidget(panel)
+    assert panel.cancel_button.isHidden()
+    with qtbot.waitSignal(controller.evaluation_finished, timeout=SCREEN_TIMEOUT_MS):
+        assert controller.evaluate(labels_file=labels)
+        assert not panel.cancel_button.isHidden() and not panel.load_button.isEnabled()
+    assert any("shingle size 1 of 3" in text and "sample_labels.csv" in text for text in shown), shown
+    assert panel.cancel_button.isHidden() and panel.load_button.isEnabled()
+    written = tmp_path / "workspace" / "thresholds.csv"
+    before = written.read_bytes()
+    with qtbot.waitSignal(window.jobs.job_cancelled, timeout=SCREEN_TIMEOUT_MS):
+        assert controller.evaluate(labels_file=labels)
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+        assert panel.source_label.text() == "Cancelling…"
+    assert "cancelled; nothing was written" in panel.source_label.text()
+    assert panel.cancel_button.isHidden() and panel.load_button.isEnabled()
+    assert written.read_bytes() == before and panel.report() is not None  # the earlier results stay
