@@ -65,9 +65,6 @@ _PART_PREFIX, _PART_SUFFIX = "entries-", ".npz"
 # part and ~1 % of stale entries: one in eight rescans writes every entry).
 MAX_PARTS = 8
 MAX_STALE_SHARE = 0.2
-# The arrays of a part: one row per entry (samples and hits joined, with their offsets).
-_ENTRY_ARRAYS = ("shas", "digests", "chars", "signatures", "sample_values", "sample_offsets", "hit_values",
-                 "hit_offsets")  # fmt: skip
 
 
 def _offsets(arrays: list[np.ndarray]) -> np.ndarray:

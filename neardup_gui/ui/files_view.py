@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_gui.core.records import STATUS_OK, Document
-from neardup_gui.ui.keysort import sort_model_rows
+from neardup_gui.ui.keysort import sort_model_rows, sorted_order
 from neardup_gui.ui.labels import file_status_label, format_size, literal_tooltip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -169,15 +169,12 @@ class FilesModel(QAbstractTableModel):
 
     @staticmethod
     def _sort_value(d: Document, col: FileColumn) -> Any:
-        if col == FileColumn.SIZE:
-            return d.size
-        if col == FileColumn.CHARS:
-            return d.chars
-        return FilesModel._display(d, col).casefold()
+        return FilesModel._sort_keys((d,), col)[0]
 
     @staticmethod
     def _sort_keys(rows: Sequence[Document], col: FileColumn) -> list[Any]:
-        """``_sort_value`` of each of ``rows`` for ``col``, made by calls mapped in C."""
+        """The sort value of each of ``rows`` for ``col`` (a number, or the text casefolded), made by
+        calls mapped in C (``_sort_value`` is one row's)."""
         if col in _NUMBER_FIELDS:
             return list(map(attrgetter(_NUMBER_FIELDS[col]), rows))
         if col == FileColumn.STATUS:
@@ -191,9 +188,7 @@ class FilesModel(QAbstractTableModel):
             return
         col = FileColumn(column)
         if self._problems_only:  # the hidden rows keep their place in the same order
-            keys = self._sort_keys(self._all, col)
-            olds = sorted(range(len(keys)), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
-            self._all = list(map(self._all.__getitem__, olds))
+            self._all = list(map(self._all.__getitem__, sorted_order(self._sort_keys(self._all, col), order)))
         sort_model_rows(self, self._rows, self._sort_keys(self._rows, col), order, self._store)
 
     def _store(self, rows: list[Document]) -> None:

@@ -17,6 +17,11 @@ from PySide6.QtCore import QAbstractItemModel, Qt
 T = TypeVar("T")
 
 
+def sorted_order(keys: Sequence[Any], order: Qt.SortOrder) -> list[int]:
+    """The rows' indexes sorted by ``keys`` (one per row), stably in either order."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+
+
 def sort_model_rows(
     model: QAbstractItemModel,
     rows: Sequence[T],
@@ -38,7 +43,7 @@ def sort_model_rows(
     """
     model.layoutAboutToBeChanged.emit()
     n = len(rows)
-    olds = sorted(range(n), key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+    olds = sorted_order(keys, order)
     new_row_of_old = [0] * n
     deque(map(new_row_of_old.__setitem__, olds, range(n)), maxlen=0)  # (a loop in C)
     store(list(map(rows.__getitem__, olds)))

@@ -41,6 +41,12 @@ def test_sorting_by_each_column_orders_the_rows_by_their_sort_values_stably(qapp
         model.set_problems_only(problems_only)
         shown = [model.document(r) for r in range(model.rowCount())]
         values = {id(d): v for d, v in zip(shown, _column(model, column, SORT_ROLE))}
+        # the sort value is the number shown, or the text shown casefolded
+        numbers = {FileColumn.SIZE: "size", FileColumn.CHARS: "chars"}
+        shown_text = _column(model, column, Qt.ItemDataRole.DisplayRole)
+        expected_values = ([getattr(d, numbers[column]) for d in shown] if column in numbers
+                           else [t.casefold() for t in shown_text])  # fmt: skip
+        assert list(values.values()) == expected_values, column.name
         model.sort(column, order)
         expected = sorted(shown, key=lambda d: values[id(d)], reverse=order == Qt.SortOrder.DescendingOrder)
         assert [model.document(r) for r in range(model.rowCount())] == expected, column.name
