@@ -48,14 +48,15 @@ def load_kernels() -> bool:
         from neardup_gui.core.methods._sigkernel import band_keys_into
 
         band_keys_into(np.zeros((1, 4), dtype=np.uint32), 2, np.zeros(1, dtype=np.int64), np.empty((1, 2), dtype=np.uint64))
-        from neardup_gui.core.methods._sortkernel import lookup_docs, probe_docs, radix_argsort, shared_usable
+        from neardup_gui.core.methods._sortkernel import contained_pairs, lookup_docs, radix_argsort, usable_counts
 
         for index_type in (np.int32, np.int64):  # the containment index's sorts, probes and counts
             radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
             one, firsts = np.zeros(1, dtype=index_type), np.array([0, 1, 1])
             zeros = np.zeros(2, dtype=np.int64)
-            probe_docs(0, 2, one, firsts, one, one + 1, one, 0.8, 5, zeros, zeros.copy())
-            shared_usable(one, firsts, one, 5, np.array([[0, 1]]), np.empty(1, dtype=np.int64))
+            usable_counts(one, firsts, one + 1, 5, zeros, zeros.copy())
+            work = (np.zeros(1, dtype=np.uint8), np.zeros(2, dtype=np.int32), np.empty(2, dtype=np.int64))
+            contained_pairs(0, 2, one, firsts, one, one + 1, one, 5, zeros, zeros.copy(), 2, *work)
         # a rescan's containment index brought up to date
         values, bits, starts = np.array([4], dtype=np.uint64), np.ones(1, dtype=np.uint64), np.array([0, 1, 1])
         lookup_docs(values, np.array([0, 1]), values, bits, np.uint64(58), starts, np.uint64(63))

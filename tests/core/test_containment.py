@@ -139,3 +139,31 @@ def test_a_pair_reached_only_by_a_documents_last_probe_is_found(path, monkeypatc
     ]
     pairs, _ = containment_pairs(hashes, 0.8, 1, 200)
     assert set(map(tuple, pairs.tolist())) == {(0, 1)} == _brute_force(hashes, 0.8, 1, 200)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 2, 5])
+def test_a_partner_met_on_just_enough_of_the_extra_probes_is_counted(extra, monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0)
+    monkeypatch.setattr(containment, "_EXTRA_PROBES", extra)
+    # Document 0: 40 usable samples, all held by another document too, so it needs 25 and probes
+    # with its 16 + ``extra`` rarest: the 15 it shares with document 2 alone, then 1 + ``extra`` of
+    # the 25 it shares with documents 1, 3 and 4, which hold no more of it. Each of those meets it
+    # on exactly the least number of probed lists that a partner sharing 25 samples can.
+    rare, common = list(range(0, 15)), list(range(1_000, 1_025))
+    hashes = [
+        np.array(sorted(rare + common), dtype=np.uint64),
+        np.array(sorted([*common, *range(5_000, 5_200)]), dtype=np.uint64),
+        np.array(sorted([*rare, *range(6_000, 6_050)]), dtype=np.uint64),
+        np.array(sorted([*common, *range(7_000, 7_200)]), dtype=np.uint64),
+        np.array(sorted([*common, *range(8_000, 8_200)]), dtype=np.uint64),
+    ]
+    expected = _brute_force(hashes, 0.8, 1, 200)
+    assert {(0, 1), (0, 3), (0, 4)} <= expected
+    assert set(map(tuple, containment_pairs(hashes, 0.8, 1, 200)[0].tolist())) == expected
+    for seed in (1, 2):  # and the corpora of chance overlaps
+        corpus = _corpus(seed)
+        for threshold, cap, sample in ((0.8, 200, 4), (0.5, 5, 4), (0.6, 8, 1)):
+            pairs, _ = containment_pairs(corpus, threshold, sample, cap)
+            assert set(map(tuple, pairs.tolist())) == _brute_force(corpus, threshold, sample, cap)
