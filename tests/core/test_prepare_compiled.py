@@ -199,12 +199,14 @@ def test_sets_recomputed_for_verification_equal_the_numpy_ones_once_the_kernels_
     texts = _texts(seed=2)
     ids = sorted(texts)
     real = prep_mod._compiled_sets
-    for params in (ScreenParams(k=5), ScreenParams(k=2)):
+    whole = prep_mod.BATCH
+    for params, batch in ((ScreenParams(k=5), whole), (ScreenParams(k=2), whole), (ScreenParams(k=5), 3)):
         calls = []
         monkeypatch.setattr(prep_mod, "_compiled_sets", lambda *a: calls.append(1) or real(*a))
+        monkeypatch.setattr(prep_mod, "BATCH", batch)  # 3: many batches, made on two threads
         lazy = LazyHashes(ids, texts, params)
         lazy.load(range(len(ids)))
-        assert calls
+        assert len(calls) == -(-len(ids) // batch) and lazy.held == len(ids)
         expected = sh.shingle_sets(normalize_batch([texts[d] for d in ids], params.normalize), params.k)
         assert all(np.array_equal(x, y) for x, y in zip(lazy, expected))
     assert "neardup_gui.core._prepkernel" in sys.modules
