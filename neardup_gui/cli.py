@@ -23,7 +23,7 @@ from neardup_gui.core.progress import (
     Cancelled,
     overall_fraction,
 )
-from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams
+from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams, TooLarge
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -263,7 +263,8 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 read_helper=True,
                 **({"progress": progress} if progress else {}),
             )
-    except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError) as exc:
+    except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError,
+            TooLarge) as exc:  # fmt: skip
         say(f"neardup: error: {exc}")
         return EXIT_REFUSED
     except DistributedScreenError as exc:

@@ -36,6 +36,8 @@ from neardup_gui.core.methods.containment import ContainmentMemo, containment_in
 from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures, without
 from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures, unique_pairs
 from neardup_gui.core.methods.tfidf import TfidfModel
+from neardup_gui.core.methods.tfidf import peak_bytes as tfidf_peak_bytes
+from neardup_gui.core.machine import available_memory
 from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
@@ -57,6 +59,7 @@ from neardup_gui.core.records import (
     Candidate,
     Document,
     ScreenParams,
+    TooLarge,
 )
 
 log = logging.getLogger(__name__)
@@ -202,11 +205,40 @@ def _fit_models(
     if prepared.cps is None:
         if texts is None:
             raise ValueError("TF-IDF and SimHash need prepare(..., keep_cps=True) or the texts")
+        _check_model_memory([len(texts[d]) for d in prepared.doc_ids], params)  # before normalizing them all
         prepared.cps = normalize_batch([texts[d] for d in prepared.doc_ids], params.normalize)
+    else:
+        _check_model_memory([c.size for c in prepared.cps], params)
     model = TfidfModel.fit(prepared.cps, params.ngram_min, params.ngram_max, progress)
     progress.check()
     fps = simhash.fingerprints(prepared.cps, params.ngram_min, params.ngram_max, model=model, progress=progress)
     return model, fps
+
+
+def _check_model_memory(lengths: Sequence[int], params: ScreenParams) -> None:
+    """Refuse (``TooLarge``) a TF-IDF model this machine has not the memory for: at 100,000 news
+    articles fitting one takes ~10 GB and the tfidf method's join more; run anyway, a laptop swaps
+    for minutes or the system stops the program."""
+    join = params.method == METHOD_TFIDF
+    need = tfidf_peak_bytes(lengths, params.ngram_min, params.ngram_max, join)
+    have = available_memory()
+    if have is None or need <= have:
+        return
+    if params.method in (METHOD_TFIDF, METHOD_SIMHASH):
+        what = "The TF-IDF cosine method" if join else "The SimHash method"
+        advice = "choose the minhash method (the default) for a folder this large, or screen part of it"
+    else:
+        what = "TF-IDF cosine and SimHash scores for every pair"
+        advice = "set all scores to auto (they are then left out of screens this large) or screen part of the folder"
+    raise TooLarge(
+        f"{what} over {len(lengths):,} documents ({sum(lengths):,} characters) needs about {_amount(need)} of "
+        f"memory at its peak, and this machine has {_amount(have)} available: {advice}"
+    )
+
+
+def _amount(size: int) -> str:
+    """``"12.3 GB"``, ``"640 MB"``: an amount of memory for a message."""
+    return f"{size / 2**30:.1f} GB" if size >= 2**30 else f"{max(1, round(size / 2**20))} MB"
 
 
 def propose(

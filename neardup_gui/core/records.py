@@ -84,6 +84,12 @@ METHODS = (METHOD_MINHASH, METHOD_EXACT, METHOD_JACCARD, METHOD_TFIDF, METHOD_SI
 NORMALIZE_PRESETS = ("alnum", "punct", "whitespace")
 
 
+class TooLarge(ValueError):
+    """A method would take longer, or need more memory, than this folder on this machine allows
+    (exact Jaccard on every pair, a TF-IDF model); the message says how much, and what to choose
+    instead. Raised before the work starts: a refusal, not a failure."""
+
+
 @dataclass(frozen=True)
 class Document:
     """One file found in the source folder (a manifest row).

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
 from neardup_gui import tasks
 from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
+from neardup_gui.core.records import TooLarge
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 from neardup_gui.ui.background import PROGRESS_INTERVAL, Pulse
@@ -103,6 +104,9 @@ class ScreenWorker(QObject):
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()
+        except TooLarge as exc:  # a refusal before the work: what and why, no traceback to read
+            log.info("screen of %s refused: %s", self.source, exc)
+            self.screening_failed.emit(str(exc), "")
         except Exception as exc:  # every failure must reach the user, never kill the thread silently
             log.exception("screen of %s failed", self.source)
             self.screening_failed.emit(str(exc) or type(exc).__name__, traceback.format_exc())

@@ -147,6 +147,23 @@ def test_missing_source_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("method", ["tfidf", "jaccard"])
+def test_a_method_too_large_for_the_folder_is_refused_in_a_sentence(
+    seed_folder: Path, tmp_path: Path, method: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.core.methods import bruteforce
+
+    monkeypatch.setattr(pipeline, "available_memory", lambda: 1024)  # no room for a TF-IDF model
+    monkeypatch.setattr(bruteforce, "estimated_seconds", lambda *a: 3 * 3600.0)  # nor time for every pair
+    out = tmp_path / "out"
+    assert main(["screen", str(seed_folder), "--out", str(out), "-q", "--method", method]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("neardup: error: ") and "Traceback" not in err
+    assert ("of memory at its peak" if method == "tfidf" else "would take about 3 h") in err and "minhash" in err
+    assert not (out / "manifest.csv").exists()
+
+
 @pytest.mark.parametrize(
     "options",
     [

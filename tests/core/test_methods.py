@@ -383,3 +383,66 @@ def test_no_documents_or_texts_too_short_give_no_pairs_rather_than_errors() -> N
         assert simhash.fingerprints(cps, model=model).tolist() == [0] * len(texts)
         assert all_pairs_jaccard([sh.shingle_set(c, 2) for c in cps], 0.5, containment_threshold=0.5)[0].shape == (0, 2)
     assert simhash.candidates(np.zeros(0, dtype=np.uint64))[0].shape == (0, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory: a TF-IDF model this machine cannot hold is refused before it is fitted
+
+
+@pytest.mark.parametrize("alphabet", [400, 3000])
+def test_the_tfidf_memory_estimate_is_near_what_fitting_and_the_join_take(alphabet: int) -> None:
+    import tracemalloc
+
+    from neardup_gui.core.methods.tfidf import peak_bytes
+
+    cps = raw_cps(random_corpus(1500, seed=3, alphabet=alphabet))
+    lengths = [c.size for c in cps]
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        model = TfidfModel.fit(cps)
+        fit = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.reset_peak()
+        model.candidates(0.5)
+        join = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    # Neither far under (a machine swapping for minutes) nor far over (a fitting screen refused).
+    assert 0.7 * fit <= peak_bytes(lengths, 2, 3, join=False) <= 2 * fit
+    assert 0.7 * join <= peak_bytes(lengths, 2, 3, join=True) <= 2 * join
+    assert peak_bytes(lengths, 2, 4, join=False) > 1.4 * peak_bytes(lengths, 2, 3, join=False)  # a third length
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        (ScreenParams(method="tfidf"), "The TF-IDF cosine method"),
+        (ScreenParams(method="simhash"), "The SimHash method"),
+        (ScreenParams(all_scores="always"), "set all scores to auto"),
+    ],
+)
+def test_a_model_this_machine_has_not_the_memory_for_is_refused_before_it_is_fitted(
+    params: ScreenParams, says: str, tmp_path, monkeypatch
+) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.core.methods import tfidf
+    from neardup_gui.tasks import screen_folder
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, text in enumerate(random_corpus(30, seed=9)):
+        (src / f"{i:02d}.txt").write_text(text, encoding="utf-8")
+    fitted = []
+    real_fit = tfidf.TfidfModel.fit
+    monkeypatch.setattr(tfidf.TfidfModel, "fit", staticmethod(lambda *a, **k: fitted.append(1) or real_fit(*a, **k)))
+    monkeypatch.setattr(pipeline, "available_memory", lambda: 64 * 1024)
+    with pytest.raises(TooLarge) as info:
+        screen_folder(src, params, out_dir=tmp_path / "out")
+    message = str(info.value)
+    assert says in message and "of memory at its peak" in message and "30 documents" in message
+    assert not fitted and not (tmp_path / "out" / "manifest.csv").exists()
+    for room in (None, 64 * 2**30):  # the machine cannot tell, or has room: the screen runs
+        monkeypatch.setattr(pipeline, "available_memory", lambda room=room: room)
+        outcome = screen_folder(src, params, out_dir=tmp_path / f"out-{room}")
+        assert fitted and (tmp_path / f"out-{room}" / "manifest.csv").is_file()
+        assert len(outcome.documents) == 30

@@ -210,6 +210,27 @@ def test_a_failing_screen_shows_the_error_with_details_and_the_window_stays_usab
         assert window.start_screen()
 
 
+def test_a_method_too_large_for_this_machine_is_refused_in_a_sentence_and_nothing_is_lost(
+    make_window, sample, qtbot, monkeypatch
+) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.core.records import ScreenParams
+
+    window = make_window(sample)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    shown = window.outcome
+    monkeypatch.setattr(pipeline, "available_memory", lambda: 1024)  # no room for a TF-IDF model
+    window.params_panel.set_params(ScreenParams(method="tfidf"))
+    with qtbot.waitSignal(window.runner.screening_failed, timeout=SCREEN_TIMEOUT_MS):
+        window.start_screen()
+    box = window.last_message
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    assert "of memory at its peak" in box.text() and "minhash" in box.text()
+    assert box.detailedText() == ""  # a refusal, not a crash: no traceback to wade through
+    assert window.outcome is shown and window.source_bar.screen_button.isEnabled()
+
+
 def test_a_workspace_inside_the_source_is_refused_with_a_message(make_window, sample, tmp_path) -> None:
     window = make_window(sample)
     before = window.workspace

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import TooLarge
 
 __all__ = [
     "TooLarge",
@@ -49,10 +50,6 @@ _ALONE_LIMIT = 20_000_000
 # Target size of one block's product (entries), to bound memory.
 _BLOCK_ENTRIES = 4_000_000
 _EPS = 1e-9
-
-
-class TooLarge(ValueError):
-    """The exact all-pairs computation would take longer than allowed; the message says how long."""
 
 
 def estimated_seconds(n_docs: int, mean_shingles: float) -> float:
