@@ -167,3 +167,17 @@ def test_a_partner_met_on_just_enough_of_the_extra_probes_is_counted(extra, monk
         for threshold, cap, sample in ((0.8, 200, 4), (0.5, 5, 4), (0.6, 8, 1)):
             pairs, _ = containment_pairs(corpus, threshold, sample, cap)
             assert set(map(tuple, pairs.tolist())) == _brute_force(corpus, threshold, sample, cap)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+def test_samples_are_joined_a_slice_of_documents_per_call_giving_way_after_each(n: int, monkeypatch) -> None:
+    from neardup_gui.core.methods import containment
+
+    rng = np.random.default_rng(n)
+    arrays = [rng.integers(0, 2**63, int(size), dtype=np.uint64) for size in rng.integers(0, 6, n)]
+    calls: list[int] = []
+    monkeypatch.setattr(containment, "give_way", lambda: calls.append(1))
+    joined = containment._concat(arrays, size=4)
+    expected = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.uint64)
+    assert joined.dtype == np.uint64 and np.array_equal(joined, expected)
+    assert len(calls) == -(-n // 4)  # after each slice of four documents
