@@ -23,8 +23,9 @@ def usable_cores() -> int:
 
 def available_memory() -> int | None:
     """Bytes of memory the system could give this process now without swapping (its own estimate:
-    ``MemAvailable`` on Linux, the available physical memory on Windows, psutil's where installed),
-    or None where it cannot tell (then nothing is refused for lack of it)."""
+    ``MemAvailable`` on Linux, the available physical memory on Windows, psutil's where installed;
+    elsewhere, e.g. macOS without psutil, the machine's physical memory, which no amount beyond can
+    fit in), or None where it cannot tell (then nothing is refused for lack of it)."""
     try:
         import psutil  # type: ignore[import-untyped]  # with the Dask extra; not required
 
@@ -41,7 +42,10 @@ def available_memory() -> int | None:
             return None
     if sys.platform == "win32":
         return _windows_available()
-    return None
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def _windows_available() -> int | None:
