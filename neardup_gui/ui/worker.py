@@ -35,9 +35,8 @@ from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
 from neardup_gui import tasks
 from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
-from neardup_gui.core.records import TooLarge
 from neardup_gui.core.progress import CallbackProgress, Cancelled
-from neardup_gui.core.records import NormalizeOptions, ScreenParams
+from neardup_gui.core.records import NormalizeOptions, ScreenParams, TooLarge
 from neardup_gui.ui.background import PROGRESS_INTERVAL, Pulse
 
 log = logging.getLogger(__name__)
