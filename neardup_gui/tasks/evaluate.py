@@ -20,6 +20,7 @@ No Qt here.
 from __future__ import annotations
 
 import csv
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -42,7 +43,9 @@ from neardup_gui.io import outputs
 from neardup_gui.io.corpus import scan_folder
 from neardup_gui.io.labels import LabelSet, labels_from_decisions, read_labels, resolve_labels
 from neardup_gui.io.paths import ensure_outside_source
+from neardup_gui.io.prepcache import load_cache
 from neardup_gui.io.session import SESSION_FILENAME, ReviewSession
+from neardup_gui.tasks.screen import library_versions
 
 __all__ = [
     "EvaluationError",
@@ -282,9 +285,11 @@ def evaluate_outdir(
         usable = [d.doc_id for d in documents if d.status == STATUS_OK and d.doc_id in texts]
         not_compared = {d.doc_id: f"status {d.status}" + (f" ({d.message})" if d.message else "")
                         for d in documents if d.status != STATUS_OK}  # fmt: skip
+        keys = {d.doc_id: d.sha256 for d in documents if d.sha256 and d.doc_id in texts}
+        cached = functools.partial(load_cache, out, library_versions())
         report = evaluate(usable, texts, pairs, params, thresholds=thresholds, ks=ks, audit=audit,
-                          audit_limit=audit_limit, audit_sample=audit_sample,
-                          not_compared=not_compared, progress=progress)  # fmt: skip
+                          audit_limit=audit_limit, audit_sample=audit_sample, not_compared=not_compared,
+                          progress=progress, keys=keys, earlier=cached)  # fmt: skip
         warnings = list(labels.warnings) + warnings + list(report.notes)
         if labels.unresolved:
             warnings.append(

@@ -199,3 +199,29 @@ def test_files_read_by_the_reading_helper_give_the_same_evaluation(sample: Path,
     assert main(["evaluate", str(out), "--labels", str(labels), "-q"]) == 0
     assert chunks  # the files were shared with a helper
     assert {name: (out / name).read_bytes() for name in alone} == alone
+
+
+def test_the_screens_prepare_cache_serves_its_own_shingle_size_with_the_same_results(
+    sample: Path, labels: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from neardup_gui.core import evaluate as evaluate_core
+    from neardup_gui.tasks import evaluate as evaluate_task
+
+    out = _screen(sample, tmp_path / "out")  # k = 5, its entries in out/cache
+    reused: dict[int, int] = {}
+    real_prepare = evaluate_core.prepare
+
+    def noting(doc_ids, texts, params, *args, **kwargs):  # type: ignore[no-untyped-def]
+        prepared = real_prepare(doc_ids, texts, params, *args, **kwargs)
+        reused[params.k] = prepared.reused
+        return prepared
+
+    monkeypatch.setattr(evaluate_core, "prepare", noting)
+    assert main(["evaluate", str(out), "--labels", str(labels), "-q"]) == 0
+    from_cache = {name: (out / name).read_bytes() for name in ("thresholds.csv", "evaluation_pairs.csv")}
+    usable = sum(1 for row in _csv(out / "manifest.csv") if row["status"] == "ok")
+    assert usable >= 20 and reused == {3: 0, 5: usable, 7: 0}  # the other sizes: another key, prepared afresh
+    monkeypatch.setattr(evaluate_task, "load_cache", lambda *args, **kwargs: None)  # as without a cache
+    assert main(["evaluate", str(out), "--labels", str(labels), "-q"]) == 0
+    assert reused == {3: 0, 5: 0, 7: 0}
+    assert {name: (out / name).read_bytes() for name in from_cache} == from_cache
