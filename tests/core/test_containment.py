@@ -7,6 +7,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.methods.containment import containment_pairs, sampled
@@ -181,3 +183,26 @@ def test_samples_are_joined_a_slice_of_documents_per_call_giving_way_after_each(
     expected = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.uint64)
     assert joined.dtype == np.uint64 and np.array_equal(joined, expected)
     assert len(calls) == -(-n // 4)  # after each slice of four documents
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    docs=st.lists(st.lists(st.integers(0, 40), max_size=30), min_size=2, max_size=14),
+    threshold=st.floats(0.3, 0.95),
+    cap=st.integers(2, 12),
+    extra=st.integers(0, 4),
+)
+def test_the_compiled_pairs_are_the_brute_force_pairs_for_any_samples(docs, threshold, cap, extra) -> None:
+    # Few distinct keys (41) among up to 14 documents: keys shared by many, over the cap or at it,
+    # documents with none, with one, or the same as another; every threshold's need, 1 included.
+    from neardup_gui.core.methods import containment
+
+    hashes = [np.array(sorted(set(d)), dtype=np.uint64) * np.uint64(7919) for d in docs]
+    expected = _brute_force(hashes, threshold, 1, cap)
+    saved = containment._COMPILED_MIN_ENTRIES, containment._EXTRA_PROBES
+    containment._COMPILED_MIN_ENTRIES, containment._EXTRA_PROBES = 0, extra
+    try:
+        pairs, _ = containment_pairs(hashes, threshold, 1, cap)
+    finally:
+        containment._COMPILED_MIN_ENTRIES, containment._EXTRA_PROBES = saved
+    assert set(map(tuple, pairs.tolist())) == expected
