@@ -352,6 +352,38 @@ def shared_strings(texts: Iterable[str], table: dict[str, str]) -> tuple[str, ..
     return tuple(map(table.setdefault, texts, texts))  # in C: twice as fast as a generator
 
 
+class SharedWhereRepeated:
+    """``shared_strings`` where the strings repeat, plain tuples where they do not.
+
+    Called with each candidate's shared-shingle sample in turn: the first ``PROBE`` of every
+    ``BLOCK`` samples are looked up in the table; the rest of the block is too when at least half of
+    those strings were held already (a cluster of near copies, each sample the template's), and is
+    left as it is otherwise. Looking up ~20 mostly distinct strings a pair took 0.05-0.1 s of the
+    0.33 s of reading back 8,800 pairs at 100,000 files, and saved nothing."""
+
+    BLOCK = 512
+    PROBE = 32
+
+    def __init__(self) -> None:
+        self.table: dict[str, str] = {}
+        self._calls = self._probed = self._new = 0
+        self._sharing = True
+
+    def __call__(self, texts: Iterable[str]) -> tuple[str, ...]:
+        at = self._calls % self.BLOCK
+        self._calls += 1
+        if at >= self.PROBE:
+            return shared_strings(texts, self.table) if self._sharing else tuple(texts)
+        held = len(self.table)
+        out = shared_strings(texts, self.table)
+        self._probed += len(out)
+        self._new += len(self.table) - held
+        if at == self.PROBE - 1:
+            self._sharing = 2 * self._new <= self._probed
+            self._probed = self._new = 0
+        return out
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A verified pair of documents. ``left`` sorts before ``right`` by path.

@@ -42,7 +42,7 @@ from neardup_gui.core.methods.containment import ContainmentMemo
 from neardup_gui.core.pipeline import PairMemo
 from neardup_gui.core.prepare import PrepareCache
 from neardup_gui.core.progress import GIVING_WAY_SLICE, dict_giving_way, give_way, list_giving_way
-from neardup_gui.core.records import Candidate, FlagEvidence, Segment, shared_strings
+from neardup_gui.core.records import Candidate, FlagEvidence, Segment, SharedWhereRepeated, shared_strings
 from neardup_gui.io.carry import carried_rows
 from neardup_gui.io.corpus import KnownFile, KnownFiles
 
@@ -123,7 +123,8 @@ def _split(values: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
 _CAND_FIELDS = tuple(f.name for f in dataclasses.fields(Candidate))
 _SEGMENTS = _CAND_FIELDS.index("segments")
 _EVIDENCE = _CAND_FIELDS.index("evidence")
-_TUPLES = tuple(_CAND_FIELDS.index(n) for n in ("methods", "flags", "shared_sample"))
+_TUPLES = tuple(_CAND_FIELDS.index(n) for n in ("methods", "flags"))
+_SAMPLE = _CAND_FIELDS.index("shared_sample")
 _cand_values = operator.attrgetter(*_CAND_FIELDS)
 
 
@@ -135,10 +136,11 @@ def _candidate_row(c: Candidate) -> list:
     return row
 
 
-def _candidate(row: list, strings: dict[str, str]) -> Candidate:
+def _candidate(row: list, strings: dict[str, str], samples: SharedWhereRepeated) -> Candidate:
     row = list(row)
     for i in _TUPLES:
         row[i] = shared_strings(row[i], strings)
+    row[_SAMPLE] = samples(row[_SAMPLE])
     row[_SEGMENTS] = tuple(Segment(*s) for s in row[_SEGMENTS])
     row[_EVIDENCE] = tuple(
         FlagEvidence(flag, tuple(map(tuple, left)), tuple(map(tuple, right)), note)
@@ -618,9 +620,10 @@ def _pairs_from(z: Any) -> PairMemo | None:
         return None
     pairs, kept_lines = {}, {}
     strings: dict[str, str] = {}  # the strings the pairs repeat, held once (records.shared_strings)
+    samples = SharedWhereRepeated()
     for line in lines[1:]:
         a, b, row = json.loads(line)
-        pairs[(a, b)] = _candidate(row, strings)
+        pairs[(a, b)] = _candidate(row, strings, samples)
         kept_lines[(a, b)] = line
     rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
     return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines,

@@ -73,6 +73,7 @@ from neardup_gui.core.records import (
     FlagEvidence,
     RunRecord,
     Segment,
+    SharedWhereRepeated,
     document,
     shared_strings,
 )
@@ -389,13 +390,21 @@ def _candidate_values(candidates: Iterable[Candidate]) -> list[tuple[Any, ...]]:
     return [tuple(v if f is None else f(v) for f, v in zip(convert, _cand_values(c))) for c in candidates]
 
 
-def _candidate_from_row(row: sqlite3.Row, strings: dict[str, str]) -> Candidate:
+# The JSON columns of a candidate, decoded in one call per row as one array (five calls a row took
+# 0.2 s of 0.45 s reading 8,800 candidates back), and a passage's offsets taken in one C call.
+_JSON_ORDER = tuple(name for name in _CAND_FIELDS if name in _CAND_JSON)
+_decode_json = json.JSONDecoder().decode
+_passage_offsets = itemgetter(*(f.name for f in fields(Segment)))
+
+
+def _candidate_from_row(row: sqlite3.Row, strings: dict[str, str], samples: SharedWhereRepeated) -> Candidate:
     data = {name: row[_COLUMN.get(name, name)] for name in _CAND_FIELDS}
-    for name in _CAND_JSON:
-        data[name] = tuple(json.loads(data[name]))
-    for name in ("methods", "flags", "shared_sample"):
+    decoded = _decode_json("[" + ",".join([data[name] for name in _JSON_ORDER]) + "]")
+    data.update(zip(_JSON_ORDER, map(tuple, decoded)))
+    for name in ("methods", "flags"):
         data[name] = shared_strings(data[name], strings)
-    data["segments"] = tuple(Segment(**s) for s in data["segments"])
+    data["shared_sample"] = samples(data["shared_sample"])
+    data["segments"] = tuple(Segment(*_passage_offsets(s)) for s in data["segments"])
     data["evidence"] = tuple(
         FlagEvidence(e["flag"], tuple(map(tuple, e["left_spans"])),
                      tuple(map(tuple, e["right_spans"])), e["note"])  # fmt: skip
@@ -798,7 +807,8 @@ class ReviewSession:
     def candidates(self, run_id: str | None = None) -> list[Candidate]:
         """The candidates of a run (default: the latest), in the order they were recorded."""
         strings: dict[str, str] = {}  # the strings the pairs repeat, held once (records.shared_strings)
-        return [_candidate_from_row(r, strings) for r in self._candidate_rows(self._resolve_run(run_id), "*")]
+        samples = SharedWhereRepeated()
+        return [_candidate_from_row(r, strings, samples) for r in self._candidate_rows(self._resolve_run(run_id), "*")]
 
     def _shas(self, run_id: str | None, *doc_ids: str) -> dict[str, str]:
         """doc_id -> SHA-256 in a run: of the given documents, or of all when none are given."""

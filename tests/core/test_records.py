@@ -1,4 +1,4 @@
-"""``records.document`` makes the same ``Document`` as the class, for every field the class has."""
+"""``records.document`` makes the same ``Document`` as the class; samples are held once where they repeat."""
 
 from __future__ import annotations
 
@@ -37,3 +37,20 @@ def test_a_document_built_fast_is_the_same_object_in_every_way_that_shows(given:
                     status="ok") == Document(*given[:10])  # fmt: skip
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.status = "binary"  # type: ignore[misc]
+
+
+def test_samples_are_shared_where_they_repeat_and_left_alone_where_they_do_not() -> None:
+    from neardup_gui.core.records import SharedWhereRepeated
+
+    block, probe = SharedWhereRepeated.BLOCK, SharedWhereRepeated.PROBE
+    share = SharedWhereRepeated()
+    # A block of distinct samples (an ordinary folder's pairs), then a block of one template's.
+    distinct = [[f"{n}-{i}" for i in range(20)] for n in range(block)]
+    template = [["".join(["模板", str(i)]) for i in range(20)] for _ in range(block)]  # equal, not identical
+    got = [share(s) for s in distinct + template]
+    assert got == [tuple(s) for s in distinct + template]  # the same values either way
+    # The distinct block: only its probes went through the table (no point holding the rest).
+    assert sum(1 for v in share.table if "-" in v) == probe * 20
+    # The template's block: every sample made of the same twenty string objects.
+    objects = {id(v) for sample in got[block:] for v in sample}
+    assert len(objects) == 20
