@@ -10,8 +10,11 @@ Finding the pairs is a similarity join with prefix filtering: if A must share at
 ``n`` samples with B, then B must contain one of A's ``n - m + 1`` rarest samples. Each document
 probes the posting lists with that prefix only, so common phrases (long posting lists) are rarely
 probed and the join stays near-linear; the pairs found are then counted exactly on their samples.
-Sampled shingles found in more than ``bucket_cap`` documents are boilerplate and are ignored (the
-count is reported).
+The compiled path probes with ``_EXTRA_PROBES`` more rare samples and counts only a candidate met
+on more than that many of the lists (B then holds at least that many more of A's probed samples),
+as soon as it is found: with three-character shingles, whose samples are common, the prefix alone
+proposed ~3 million pairs at 100,000 files for 47,000 kept. Sampled shingles found in more than
+``bucket_cap`` documents are boilerplate and are ignored (the count is reported).
 
 A rescan does not build the index again: ``containment_index`` keeps what it found as a memo (saved
 with the prepare cache) and brings it up to date, looking only at the texts that came or went and at
