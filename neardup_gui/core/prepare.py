@@ -61,7 +61,14 @@ from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
 from neardup_gui.core.methods.minhash_lsh import permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
-from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, list_giving_way
+from neardup_gui.core.progress import (
+    GIVING_WAY_SLICE,
+    NULL_PROGRESS,
+    ChecksOnly,
+    Progress,
+    list_giving_way,
+    slices_giving_way,
+)
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
@@ -962,12 +969,13 @@ def _boiler_counts(values: np.ndarray, digests: Sequence[bytes], hits: Sequence[
     ``i``'s hashes (each position once per document)."""
     first = exact.first_occurrences(digests)
     counted = [hits[i] for i in first.values() if hits[i].size]
-    counts = (
-        np.bincount(np.concatenate(counted).astype(np.int64, copy=False), minlength=values.size)
-        if counted
-        else np.zeros(values.size, dtype=np.int64)
-    )
-    return _BoilerCounts(values, counts.astype(np.int64, copy=False), len(first))
+    # Counted a slice of documents at a time, giving way between: at k = 3 the documents hold ~200
+    # candidates each (20 million hits at 100,000 files), which joined at once were 80 MB of fresh
+    # memory written with the GIL held.
+    counts = np.zeros(values.size, dtype=np.int64)
+    for part in slices_giving_way(counted, GIVING_WAY_SLICE):
+        counts += np.bincount(np.concatenate(part), minlength=values.size)
+    return _BoilerCounts(values, counts, len(first))
 
 
 @dataclass(frozen=True)

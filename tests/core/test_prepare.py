@@ -456,3 +456,22 @@ def test_texts_dropped_once_queued_are_freed_batch_by_batch_while_the_others_are
     assert len(out.doc_ids) + len(out.no_shingles) == len(ids) and len(freed_by_then) >= 12
     assert freed_by_then[-1] > 0  # texts of batches done were freed while the last was prepared
     assert len(freed) == len(ids)
+
+
+def test_boilerplate_counts_are_made_a_slice_of_documents_at_a_time_and_count_each_text_once(monkeypatch) -> None:
+    from neardup_gui.core import progress as progress_mod
+
+    rng = np.random.default_rng(4)
+    values = np.arange(50, dtype=np.uint64)
+    hits = [np.unique(rng.integers(0, 50, int(n))).astype(np.int32) for n in rng.integers(0, 30, 20)]
+    digests = [bytes([i % 7]) * 16 for i in range(20)]  # 7 distinct texts: copies count once
+    calls: list[int] = []
+    monkeypatch.setattr(progress_mod, "give_way", lambda: calls.append(1))
+    monkeypatch.setattr(prep_mod, "GIVING_WAY_SLICE", 3)
+    got = prep_mod._boiler_counts(values, digests, hits)
+    expected = np.zeros(50, dtype=np.int64)
+    for i in range(7):  # each text's first document
+        expected[hits[i]] += 1
+    assert got.documents == 7 and np.array_equal(got.counts, expected)
+    counted = sum(1 for i in range(7) if hits[i].size)
+    assert len(calls) == -(-counted // 3) + 1  # before each slice of three, and before finding the end
