@@ -138,7 +138,7 @@ class PairMemo:
     pairs: Mapping[tuple[str, str], Candidate]
     min_count: int = 0
     rejected: frozenset[tuple[str, str]] = frozenset()
-    lines: Mapping[tuple[str, str], str] = field(default_factory=dict, compare=False, repr=False)
+    lines: Mapping[tuple[str, str], bytes] = field(default_factory=dict, compare=False, repr=False)
     run_id: str = field(default="", compare=False)
 
     def applies_to(self, params: ScreenParams) -> bool:

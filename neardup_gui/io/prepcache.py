@@ -165,7 +165,7 @@ def _memo_bytes(memo: PairMemo | None, earlier: PairMemo | None = None) -> np.nd
     for key, c in memo.pairs.items():
         line = was_line.get(key) if was.get(key) is c else None
         data += b"\n"
-        data += (line if line is not None else dumps([*key, _candidate_row(c)])).encode("utf-8")
+        data += line if line is not None else dumps([*key, _candidate_row(c)]).encode("utf-8")
     return np.frombuffer(data, dtype=np.uint8)
 
 
@@ -614,7 +614,10 @@ def _pairs_from(z: Any) -> PairMemo | None:
     raw = z["pairs_json"].tobytes()
     if not raw:
         return None
-    lines = raw.decode("utf-8").split("\n")
+    # Split as bytes and each line decoded on its own, in the loop below: the whole text decoded and
+    # split in two calls held the GIL ~0.1 s (a window waiting for it, in a rescan's reading stage).
+    lines = raw.split(b"\n")
+    del raw
     head = json.loads(lines[0])
     if tuple(head["fields"]) != _CAND_FIELDS:  # written by a version with other candidate fields
         return None
