@@ -379,10 +379,15 @@ def _spin_until(condition, settle: float = 0.3, limit: float = 900.0) -> None:  
 
 
 def bench_screen(
-    folder: Path, results: list[tuple[str, str, str]], stacks: TextIO | None = None, late_ms: float = 90.0
+    folder: Path,
+    results: list[tuple[str, str, str]],
+    stacks: TextIO | None = None,
+    late_ms: float = 90.0,
+    k: int | None = None,
 ) -> None:
-    """Screen ``folder`` in the window, then open its workspace again; the largest event-loop gaps
-    while the screen runs, while its result is shown, and while the workspace is opened and shown."""
+    """Screen ``folder`` in the window (with shingles of ``k`` characters when given), then open its
+    workspace again; the largest event-loop gaps while the screen runs, while its result is shown,
+    and while the workspace is opened and shown."""
     from neardup_gui.io.paths import DATA_DIR_ENV
     from neardup_gui.ui.main_window import MainWindow
     from neardup_gui.ui.settings import AppSettings
@@ -400,6 +405,8 @@ def bench_screen(
         _spin_until(lambda: fonts.done, settle=0.0, limit=60.0)
         window.set_source(folder, screen=False)
         window.set_workspace(Path(tmp) / "workspace")
+        if k is not None:
+            window.params_panel.set_params(window.params_panel.params().with_(k=k))
         _drain()
         gaps = GapClock(stacks, late_ms)
         progress_signals = [0]
@@ -574,6 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--late", type=float, default=90.0, help="ms overdue that writes the stacks (default 90)")
     parser.add_argument("--workspace", type=Path, help="only the editor's actions on this screened workspace")
     parser.add_argument("--labels", type=Path, help="with --workspace: evaluate it against this labels file too")
+    parser.add_argument("--k", type=int, help="shingle size of the screen (default: the window's, 5)")
     args = parser.parse_args(argv)
     if args.big:
         args.folder = BIG_FOLDER
@@ -599,9 +607,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.folder.is_dir():
             if args.stacks is not None:
                 with open(args.stacks, "w", encoding="utf-8") as stacks:
-                    bench_screen(args.folder, results, stacks, args.late)
+                    bench_screen(args.folder, results, stacks, args.late, args.k)
             else:
-                bench_screen(args.folder, results)
+                bench_screen(args.folder, results, k=args.k)
         else:
             print(f"[screen] skipped: {args.folder} is not a folder (make it with bench_screen.py)")
     width = max(len(r[0]) for r in results) if results else 10
