@@ -479,8 +479,7 @@ def _evaluate_k(
     # Full shingle sets only for the documents scored below, recomputed (``LazyHashes``): kept for
     # every document they were ~12 KB each, 1.2 GB per k at 100,000 files (2.4 GB at the peak).
     # A screen's cache of the same parameters: its files' entries are not prepared again.
-    prepared = prepare(doc_ids, texts, params, progress, keep_hashes=False, keys=keys if cache else None, cache=cache)
-    prepared.cache = None  # this run's entries, made because ``keys`` were given: not wanted here
+    prepared = prepare(doc_ids, texts, params, progress, keep_hashes=False, keys=keys, cache=cache, keep_cache=False)
     bands, rows = banding(params)
     if len(prepared) >= 2:
         proposals = propose(prepared, params, progress)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-__all__ = ["bounded_runs", "cycle_collector_paused", "pauses_cycle_collector", "release_free_memory"]
+__all__ = ["bounded_runs", "cycle_collector_paused", "human_size", "pauses_cycle_collector", "release_free_memory"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -129,3 +129,14 @@ def pauses_cycle_collector(func: Callable[_P, _R]) -> Callable[_P, _R]:
             return func(*args, **kwargs)
 
     return paused
+
+
+def human_size(n: int) -> str:
+    """``"512 bytes"``, ``"1.5 MB"``, ``"12.3 GB"`` (1 KB = 1024 bytes): a size or an amount of
+    memory for a message."""
+    size = float(n)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{int(size)} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} bytes"

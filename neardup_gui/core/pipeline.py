@@ -38,7 +38,7 @@ from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, 
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.methods.tfidf import peak_bytes as tfidf_peak_bytes
 from neardup_gui.core.machine import available_memory
-from neardup_gui.core.memory import release_free_memory
+from neardup_gui.core.memory import human_size, release_free_memory
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, dict_giving_way, list_giving_way
@@ -231,14 +231,9 @@ def _check_model_memory(lengths: Sequence[int], params: ScreenParams) -> None:
         what = "TF-IDF cosine and SimHash scores for every pair"
         advice = "set all scores to auto (they are then left out of screens this large) or screen part of the folder"
     raise TooLarge(
-        f"{what} over {len(lengths):,} documents ({sum(lengths):,} characters) needs about {_amount(need)} of "
-        f"memory at its peak, and this machine has {_amount(have)} available: {advice}"
+        f"{what} over {len(lengths):,} documents ({sum(lengths):,} characters) needs about {human_size(need)} of "
+        f"memory at its peak, and this machine has {human_size(have)} available: {advice}"
     )
-
-
-def _amount(size: int) -> str:
-    """``"12.3 GB"``, ``"640 MB"``: an amount of memory for a message."""
-    return f"{size / 2**30:.1f} GB" if size >= 2**30 else f"{max(1, round(size / 2**20))} MB"
 
 
 def propose(

@@ -320,6 +320,7 @@ def prepare(
     keep_hashes: bool = True,
     keys: Mapping[str, str] | None = None,
     cache: PrepareCache | None = None,
+    keep_cache: bool = True,
     normalized: Callable[[list[int], list[np.ndarray]], None] | None = None,
     queued: Callable[[], None] | None = None,
 ) -> Prepared:
@@ -333,7 +334,8 @@ def prepare(
         keep_cps: Keep the normalized code points (4 bytes a character) in ``Prepared.cps``.
         keep_hashes: Keep every full shingle set (a list). False keeps none: they are recomputed
             for the documents that need them (``LazyHashes``).
-        keys: doc_id -> file SHA-256. Given, ``Prepared.cache`` holds this run's entries.
+        keys: doc_id -> file SHA-256. Given, ``cache`` is looked up by them and, with
+            ``keep_cache``, ``Prepared.cache`` holds this run's entries for the next run.
         cache: Entries of an earlier run. Used when its parameters match, neither ``keep_cps``
             nor ``keep_hashes`` is asked, and at most ``INCREMENTAL_MAX_SHARE`` of the
             documents are new or changed; otherwise everything is prepared afresh.
@@ -378,7 +380,8 @@ def prepare(
         work.collect(located, len(reuse), total)
     finally:
         work.close()
-    out = _assemble(doc_ids, located.get, work.boiler(), params, texts, keys, keep_cps, keep_hashes, reuse, cache)
+    out = _assemble(doc_ids, located.get, work.boiler(), params, texts, keys if keep_cache else None, keep_cps,
+                    keep_hashes, reuse, cache)  # fmt: skip
     progress.report("shingle", total, total)
     return out
 

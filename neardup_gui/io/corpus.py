@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from neardup_gui.core.machine import usable_cores
+from neardup_gui.core.memory import human_size
 from neardup_gui.core.progress import (
     NULL_PROGRESS,
     Progress,
@@ -498,17 +499,8 @@ def _open_read_only(path: str) -> int:
     return os.open(path, _OPEN_FLAGS)
 
 
-def _human_size(n: int) -> str:
-    size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{int(size)} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} bytes"
-
-
 def _too_large(max_bytes: int) -> str:
-    return f"larger than the limit of {_human_size(max_bytes)}; not read"
+    return f"larger than the limit of {human_size(max_bytes)}; not read"
 
 
 def _read_fd(fd: int, expected: int, max_bytes: int) -> bytes:
@@ -547,7 +539,7 @@ def _read_file(path: str, name: str, how: _How) -> _ReadResult:
             if not stat.S_ISREG(st.st_mode):  # replaced since the walk (which saw a file)
                 return _ReadResult(STATUS_EXCLUDED, "not a regular file (device, pipe or socket)", 0, mtime)
             if size > max_bytes:
-                message = f"{_human_size(size)}, {_too_large(max_bytes)}"
+                message = f"{human_size(size)}, {_too_large(max_bytes)}"
                 return _ReadResult(STATUS_TOO_LARGE, message, size, mtime)
             data = _read_fd(fd, size, max_bytes)
         finally:

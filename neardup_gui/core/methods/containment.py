@@ -280,9 +280,8 @@ def _counted(
 
 
 def need_of(usable: np.ndarray, threshold: float) -> np.ndarray:
-    """Shared usable samples a document needs as the contained side (the compiled probe computes
-    the same): the threshold less three binomial standard errors, times its usable samples, at
-    least one."""
+    """Shared usable samples a document needs as the contained side (both paths use it): the
+    threshold less three binomial standard errors, times its usable samples, at least one."""
     m = np.asarray(usable, dtype=np.int64)
     n = np.maximum(m, 1).astype(np.float64)
     lowered = np.maximum(0.0, threshold - 3.0 * np.sqrt(threshold * (1.0 - threshold) / n))
