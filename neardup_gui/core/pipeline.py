@@ -56,6 +56,7 @@ from neardup_gui.core.records import (
     METHOD_TFIDF,
     STATUS_NO_SHINGLES,
     STATUS_OK,
+    TOO_MUCH_MEMORY,
     Candidate,
     Document,
     ScreenParams,
@@ -205,7 +206,7 @@ def _fit_models(
     if prepared.cps is None:
         if texts is None:
             raise ValueError("TF-IDF and SimHash need prepare(..., keep_cps=True) or the texts")
-        _check_model_memory([len(texts[d]) for d in prepared.doc_ids], params)  # before normalizing them all
+        # (``screen`` checked the memory before preparing, on these texts' lengths)
         prepared.cps = normalize_batch([texts[d] for d in prepared.doc_ids], params.normalize)
     else:
         _check_model_memory([c.size for c in prepared.cps], params)
@@ -232,8 +233,28 @@ def _check_model_memory(lengths: Sequence[int], params: ScreenParams) -> None:
         advice = "set all scores to auto (they are then left out of screens this large) or screen part of the folder"
     raise TooLarge(
         f"{what} over {len(lengths):,} documents ({sum(lengths):,} characters) needs about {human_size(need)} of "
-        f"memory at its peak, and this machine has {human_size(have)} available: {advice}"
-    )
+        f"memory at its peak, and this machine has {human_size(have)} available: {advice}",
+        what=TOO_MUCH_MEMORY, method=params.method if params.method in (METHOD_TFIDF, METHOD_SIMHASH) else "",
+        documents=len(lengths), chars=sum(lengths), need=need, limit=have,
+    )  # fmt: skip
+
+
+def _refuse_early(lengths: Sequence[int], params: ScreenParams, models: bool, distinct: Sequence[int]) -> None:
+    """Refuse (``TooLarge``) before anything is prepared what the method would refuse later:
+    a TF-IDF model (``models``) this machine has not the memory for, exact Jaccard on every pair
+    longer than ``bruteforce.MAX_SECONDS``. A 100,000-file folder was otherwise normalized,
+    shingled and signed first (~3-5 s, and exact Jaccard's full shingle sets ~1.2 GB).
+
+    ``lengths``: the raw characters of each usable document. Normalizing drops punctuation and
+    spaces (~10-15 % of Chinese prose), so this counts a little more than the model would fit and
+    than the shingles compared: within the estimates' own margins. ``distinct``: the lengths of
+    the documents with distinct bytes (exact Jaccard compares one of each group of identical texts).
+    """
+    if params.method == METHOD_JACCARD and len(distinct) >= 2:  # the method's own limit first
+        total = sum(distinct)
+        bruteforce.refuse_if_too_long(len(distinct), total / len(distinct), chars=total)
+    if models:
+        _check_model_memory(lengths, params)
 
 
 def propose(
@@ -513,6 +534,12 @@ def screen(
     chars = list_giving_way(itertools.compress(map(_chars_of, documents), ok))
     raw_chars = sum(chars) + sum(len(texts[i]) for i, n in zip(usable, chars) if not n)
     extra_scores = params.all_scores == "always" or (params.all_scores == "auto" and raw_chars <= ALL_SCORES_AUTO_CHARS)
+    if own_models or extra_scores or params.method == METHOD_JACCARD:
+        lengths = [n or len(texts[i]) for i, n in zip(usable, chars)]
+        # One length per distinct file (a document given without its hash counts as its own).
+        shas_ok = itertools.compress(map(_sha256_of, documents), ok)
+        distinct = list({sha or i: n for i, (sha, n) in enumerate(zip(shas_ok, lengths))}.values())
+        _refuse_early(lengths, params, own_models or extra_scores, distinct)
     keys = None
     if keep_cache or cache is not None:
         shas = list_giving_way(map(_sha256_of, documents))

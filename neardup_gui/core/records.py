@@ -84,10 +84,41 @@ METHODS = (METHOD_MINHASH, METHOD_EXACT, METHOD_JACCARD, METHOD_TFIDF, METHOD_SI
 NORMALIZE_PRESETS = ("alnum", "punct", "whitespace")
 
 
+TOO_LONG = "time"
+TOO_MUCH_MEMORY = "memory"
+
+
 class TooLarge(ValueError):
     """A method would take longer, or need more memory, than this folder on this machine allows
     (exact Jaccard on every pair, a TF-IDF model); the message says how much, and what to choose
-    instead. Raised before the work starts: a refusal, not a failure."""
+    instead. Raised before the work starts: a refusal, not a failure.
+
+    The message is English (the command line's); a caller that speaks another language says it
+    from the attributes.
+
+    Attributes:
+        what: ``TOO_LONG`` (``need`` and ``limit`` in seconds: the estimate and the longest
+            allowed) or ``TOO_MUCH_MEMORY`` (in bytes: the estimated peak and what the machine
+            has available); "" when not given.
+        method: The method refused (``METHODS``), or "" for every pair's TF-IDF and SimHash scores.
+        documents: How many documents the estimate counted.
+        chars: Their characters (0 when the estimate did not count them).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        what: str = "",
+        method: str = "",
+        documents: int = 0,
+        chars: int = 0,
+        need: float = 0.0,
+        limit: float = 0.0,
+    ) -> None:
+        super().__init__(message)
+        self.what, self.method, self.documents, self.chars = what, method, documents, chars
+        self.need, self.limit = need, limit
 
 
 @dataclass(frozen=True)

@@ -432,17 +432,60 @@ def test_a_model_this_machine_has_not_the_memory_for_is_refused_before_it_is_fit
     src.mkdir()
     for i, text in enumerate(random_corpus(30, seed=9)):
         (src / f"{i:02d}.txt").write_text(text, encoding="utf-8")
-    fitted = []
-    real_fit = tfidf.TfidfModel.fit
+    fitted, prepared = [], []
+    real_fit, real_prepare = tfidf.TfidfModel.fit, pipeline.prepare
     monkeypatch.setattr(tfidf.TfidfModel, "fit", staticmethod(lambda *a, **k: fitted.append(1) or real_fit(*a, **k)))
+    monkeypatch.setattr(pipeline, "prepare", lambda *a, **k: prepared.append(1) or real_prepare(*a, **k))
     monkeypatch.setattr(pipeline, "available_memory", lambda: 64 * 1024)
     with pytest.raises(TooLarge) as info:
         screen_folder(src, params, out_dir=tmp_path / "out")
     message = str(info.value)
     assert says in message and "of memory at its peak" in message and "30 documents" in message
-    assert not fitted and not (tmp_path / "out" / "manifest.csv").exists()
+    # Refused before any document was prepared (at 100,000 files: seconds of work for a no).
+    assert not fitted and not prepared and not (tmp_path / "out" / "manifest.csv").exists()
+    refusal = info.value
+    chars = sum(len(p.read_text(encoding="utf-8")) for p in src.iterdir())
+    assert (refusal.what, refusal.documents, refusal.chars) == ("memory", 30, chars)
+    assert refusal.method == ("" if params.all_scores == "always" else params.method)
+    assert refusal.need > refusal.limit == 64 * 1024  # what a window needs to say it in its own words
     for room in (None, 64 * 2**30):  # the machine cannot tell, or has room: the screen runs
         monkeypatch.setattr(pipeline, "available_memory", lambda room=room: room)
         outcome = screen_folder(src, params, out_dir=tmp_path / f"out-{room}")
         assert fitted and (tmp_path / f"out-{room}" / "manifest.csv").is_file()
         assert len(outcome.documents) == 30
+
+
+def test_exact_jaccard_too_long_for_the_folder_is_refused_before_anything_is_prepared(tmp_path, monkeypatch) -> None:
+    from neardup_gui.core import pipeline
+    from neardup_gui.core.methods import bruteforce
+    from neardup_gui.tasks import screen_folder
+
+    src = tmp_path / "src"
+    src.mkdir()
+    texts = random_corpus(40, seed=4)
+    for i, text in enumerate(texts):
+        (src / f"{i:02d}.txt").write_text(text, encoding="utf-8")
+    for i in range(10):  # byte-identical copies: compared once, so not counted against the limit
+        (src / f"copy{i}.txt").write_text(texts[i], encoding="utf-8")
+    distinct = len(set(texts))
+    mean = sum(map(len, set(texts))) / distinct
+    prepared = []
+    real_prepare = pipeline.prepare
+    monkeypatch.setattr(pipeline, "prepare", lambda *a, **k: prepared.append(1) or real_prepare(*a, **k))
+    params = ScreenParams(method="jaccard")
+    # A limit just under the estimate for the distinct texts refuses the screen...
+    monkeypatch.setattr(bruteforce, "MAX_SECONDS", estimated_seconds(distinct, mean) * 0.99)
+    with pytest.raises(TooLarge) as info:
+        screen_folder(src, params, out_dir=tmp_path / "out")
+    refusal = info.value
+    assert "exact Jaccard on all pairs would take about" in str(refusal) and f"{distinct} documents" in str(refusal)
+    assert (refusal.what, refusal.method, refusal.documents) == ("time", "jaccard", distinct)
+    assert refusal.need > refusal.limit
+    assert not prepared and not (tmp_path / "out").exists()
+    # ... and one just over it runs it (the copies did not count against it).
+    monkeypatch.setattr(bruteforce, "MAX_SECONDS", estimated_seconds(distinct, mean) * 1.01)
+    outcome = screen_folder(src, params, out_dir=tmp_path / "out")
+    assert prepared and len(outcome.documents) == 50
+    path_of = {d.doc_id: d.path for d in outcome.documents}
+    found = {frozenset((path_of[c.left], path_of[c.right])) for c in outcome.candidates}
+    assert {frozenset((f"{i:02d}.txt", f"copy{i}.txt")) for i in range(10)} <= found

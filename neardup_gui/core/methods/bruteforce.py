@@ -25,14 +25,16 @@ import scipy.sparse as sp
 
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
-from neardup_gui.core.records import TooLarge
+from neardup_gui.core.records import METHOD_JACCARD, TOO_LONG, TooLarge
 
 __all__ = [
+    "MAX_SECONDS",
     "TooLarge",
     "all_pairs_jaccard",
     "docs_of_entries",
     "estimated_seconds",
     "format_duration",
+    "refuse_if_too_long",
     "row_sums",
     "threshold_join",
     "vocabulary",
@@ -45,6 +47,8 @@ __all__ = [
 # the number of documents).
 _SECONDS_PER_SHINGLE = 3.0e-7
 _SECONDS_PER_PAIR_SHINGLE = 1.0e-11
+# The longest estimate run rather than refused (about 85,000 articles of ~1,400 characters).
+MAX_SECONDS = 120.0
 # Rows (documents) in the "common part alone" check times the documents they are compared with.
 _ALONE_LIMIT = 20_000_000
 # Target size of one block's product (entries), to bound memory.
@@ -65,6 +69,21 @@ def estimated_seconds(n_docs: int, mean_shingles: float) -> float:
     n = float(n_docs)
     total = n * mean_shingles
     return _SECONDS_PER_SHINGLE * total + _SECONDS_PER_PAIR_SHINGLE * n * total
+
+
+def refuse_if_too_long(n_docs: int, mean_shingles: float, max_seconds: float | None = None, chars: int = 0) -> None:
+    """Raise ``TooLarge`` when ``estimated_seconds(n_docs, mean_shingles)`` exceeds ``max_seconds``
+    (default ``MAX_SECONDS``): the message says how long it would take and what to choose instead
+    (``chars``: the folder's characters, when the caller counted them, for a caller that words its
+    own message)."""
+    max_seconds = MAX_SECONDS if max_seconds is None else max_seconds
+    seconds = estimated_seconds(n_docs, mean_shingles)
+    if seconds > max_seconds:
+        raise TooLarge(
+            f"exact Jaccard on all pairs would take about {format_duration(seconds)} for "
+            f"{n_docs:,} documents (limit {format_duration(max_seconds)}); use --method minhash",
+            what=TOO_LONG, method=METHOD_JACCARD, documents=n_docs, chars=chars, need=seconds, limit=max_seconds,
+        )  # fmt: skip
 
 
 def format_duration(seconds: float) -> str:
@@ -273,7 +292,7 @@ def all_pairs_jaccard(
     threshold: float,
     *,
     containment_threshold: float = 0.0,
-    max_seconds: float = 120.0,
+    max_seconds: float | None = None,
     progress: Progress = NULL_PROGRESS,
     common_df: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -284,7 +303,7 @@ def all_pairs_jaccard(
         threshold: Jaccard |A∩B| / |A∪B| in (0, 1] (a share, not a percent).
         containment_threshold: If > 0, pairs where one document's containment |A∩B| / |A| in the
             other reaches this share are returned too (their score is still their Jaccard).
-        max_seconds: Refuse when ``estimated_seconds`` exceeds this.
+        max_seconds: Refuse when ``estimated_seconds`` exceeds this (default ``MAX_SECONDS``).
         progress: Reports stage ``candidates``; ``check()`` between blocks.
         common_df: Tuning only (see ``threshold_join``); the result does not depend on it.
 
@@ -302,13 +321,7 @@ def all_pairs_jaccard(
         raise ValueError("containment_threshold is a share in [0, 1]")
     n = len(hash_arrays)
     sizes_list = [int(h.size) for h in hash_arrays]
-    mean = float(np.mean(sizes_list)) if n else 0.0
-    seconds = estimated_seconds(n, mean)
-    if seconds > max_seconds:
-        raise TooLarge(
-            f"exact Jaccard on all pairs would take about {format_duration(seconds)} for "
-            f"{n:,} documents (limit {format_duration(max_seconds)}); use --method minhash"
-        )
+    refuse_if_too_long(n, float(np.mean(sizes_list)) if n else 0.0, max_seconds)
     empty = (np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.float64))
     if n < 2:
         return empty
