@@ -196,6 +196,7 @@ def run_capture(app: object, window: object, out: Path, select: int = 0) -> int:
     window.diff_view.pair_drawn.connect(on_drawn)
     window.outcome_shown.connect(on_shown)
     window.runner.screening_failed.connect(lambda msg, details: finish(EXIT_CAPTURE_FAILED, f"screen failed: {msg}\n{details}"))
+    window.runner.screening_refused.connect(lambda refusal: finish(EXIT_CAPTURE_FAILED, f"screen refused: {refusal}"))
     window.runner.screening_cancelled.connect(lambda: finish(EXIT_CAPTURE_FAILED, "screen cancelled"))
     QTimer.singleShot(CAPTURE_TIMEOUT_S * 1000, lambda: finish(EXIT_CAPTURE_FAILED, "capture timed out"))
     if not window.start_screen():

@@ -212,6 +212,55 @@ def format_size(size: int) -> str:
     return f"{size} B"
 
 
+def format_span(seconds: float) -> str:
+    """A length of time such as ``2 min``, ``3 h 20 min`` or ``12 days 5 h`` (rounded)."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return tr("{0} s").format(s)
+    minutes = round(s / 60)
+    if minutes < 60:
+        return tr("{0} min").format(minutes)
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return tr("{0} h {1} min").format(hours, minutes)
+    days, hours = divmod(hours, 24)
+    return tr("{0} days {1} h").format(f"{days:,}", hours)
+
+
+def refusal_text(refusal: r.TooLarge) -> str:
+    """What a refused screen (``core.records.TooLarge``) would have needed, and what to choose
+    instead, in the interface language; the engine's English message when the refusal is of a
+    kind the window does not know."""
+    docs, chars = f"{refusal.documents:,}", f"{refusal.chars:,}"
+    if refusal.what == r.TOO_LONG and refusal.method == r.METHOD_JACCARD:
+        return tr(
+            "Comparing every pair of these {0} documents by exact Jaccard would take about {1}; this method is "
+            "refused past {2}. Choose MinHash + LSH (the default) for a folder this large, or screen part of it."
+        ).format(docs, format_span(refusal.need), format_span(refusal.limit))
+    if refusal.what == r.TOO_MUCH_MEMORY:
+        need, have = format_size(int(refusal.need)), format_size(int(refusal.limit))
+        if refusal.method == r.METHOD_TFIDF:
+            text = tr(
+                "The character TF-IDF cosine method over {0} documents ({1} characters) needs about {2} of memory at "
+                "its peak, and this computer has {3} available. Choose MinHash + LSH (the default) for a folder this "
+                "large, or screen part of it."
+            )
+        elif refusal.method == r.METHOD_SIMHASH:
+            text = tr(
+                "The SimHash method over {0} documents ({1} characters) needs about {2} of memory at its peak, and "
+                "this computer has {3} available. Choose MinHash + LSH (the default) for a folder this large, or "
+                "screen part of it."
+            )
+        else:
+            text = tr(
+                "TF-IDF cosine and SimHash scores for every pair of {0} documents ({1} characters) need about {2} of "
+                "memory at their peak, and this computer has {3} available. Leave these scores to the automatic "
+                "setting (they are then left out of screens this large), or screen part of the folder."
+            )
+        return text.format(docs, chars, need, have)
+    return str(refusal)
+
+
 def format_duration(seconds: float) -> str:
     """A time left such as ``about 2 min 5 s`` (rounded; never negative)."""
     seconds = max(0, int(round(seconds)))

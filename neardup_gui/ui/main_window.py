@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_gui import tasks
-from neardup_gui.core.records import ScreenParams
+from neardup_gui.core.records import ScreenParams, TooLarge
 from neardup_gui.io.paths import OutputInsideSourceError, default_workspace, ensure_outside_source
 from neardup_gui.ui.app_menus import install_app_menus
 from neardup_gui.ui.background import JobRunner, SlicedRelease
@@ -41,6 +41,7 @@ from neardup_gui.ui.diff_view import DiffView
 from neardup_gui.ui.evaluation_controller import EvaluationController
 from neardup_gui.ui.files_view import FilesModel, FilesView
 from neardup_gui.ui.history_panel import HistoryPanel
+from neardup_gui.ui.labels import refusal_text
 from neardup_gui.ui.overview_controller import OverviewController
 from neardup_gui.ui.params_panel import ParamsPanel
 from neardup_gui.ui.progress_panel import ProgressPanel
@@ -155,6 +156,7 @@ class MainWindow(QMainWindow):
         self.runner.screening_finished.connect(self.workspaces.prepare_screened)  # reads the session off-thread
         self.workspaces.screened_ready.connect(self._on_screen_finished)
         self.runner.screening_failed.connect(self._on_screen_failed)
+        self.runner.screening_refused.connect(self._on_screen_refused)
         self.runner.screening_cancelled.connect(self._on_screen_cancelled)
         self.runner.running_changed.connect(self._on_running_changed)
         self.review.error.connect(self.show_error)
@@ -391,6 +393,13 @@ class MainWindow(QMainWindow):
         self.review.resume()
         self.overview.resume()
         self.show_error(self.tr("The screen failed"), message, details)
+
+    def _on_screen_refused(self, refusal: TooLarge) -> None:
+        """A method too large for this folder on this machine: said in the window's language, the
+        result shown before it left as it was."""
+        self.review.resume()
+        self.overview.resume()
+        self.show_error(self.tr("Too large to screen this way"), refusal_text(refusal))
 
     # -- messages and closing -------------------------------------------------------------------
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:

@@ -62,6 +62,7 @@ class ScreenWorker(QObject):
     progress_changed = Signal(int, int, str)  # done, total, stage
     screening_finished = Signal(object)  # tasks.ScreenOutcome
     screening_failed = Signal(str, str)  # message, details (traceback)
+    screening_refused = Signal(object)  # core.records.TooLarge: refused before the work, nothing written
     screening_cancelled = Signal()
 
     def __init__(
@@ -103,9 +104,9 @@ class ScreenWorker(QObject):
         except Cancelled:
             log.info("screen of %s cancelled", self.source)
             self.screening_cancelled.emit()
-        except TooLarge as exc:  # a refusal before the work: what and why, no traceback to read
+        except TooLarge as exc:  # a refusal before the work: the window says what and why, no traceback
             log.info("screen of %s refused: %s", self.source, exc)
-            self.screening_failed.emit(str(exc), "")
+            self.screening_refused.emit(exc)
         except Exception as exc:  # every failure must reach the user, never kill the thread silently
             log.exception("screen of %s failed", self.source)
             self.screening_failed.emit(str(exc) or type(exc).__name__, traceback.format_exc())
@@ -119,6 +120,7 @@ class ScreenRunner(QObject):
     progress_changed = Signal(int, int, str)
     screening_finished = Signal(object)
     screening_failed = Signal(str, str)
+    screening_refused = Signal(object)
     screening_cancelled = Signal()
     running_changed = Signal(bool)
     worker_created = Signal(object)  # the ScreenWorker, before its thread starts
@@ -154,6 +156,7 @@ class ScreenRunner(QObject):
         worker.progress_changed.connect(self.progress_changed)
         worker.screening_finished.connect(self._on_finished)
         worker.screening_failed.connect(self._on_failed)
+        worker.screening_refused.connect(self._on_refused)
         worker.screening_cancelled.connect(self._on_cancelled)
         thread.started.connect(worker.run)
         thread.finished.connect(worker.deleteLater)
@@ -198,6 +201,10 @@ class ScreenRunner(QObject):
     def _on_failed(self, message: str, details: str) -> None:
         self._end()
         self.screening_failed.emit(message, details)
+
+    def _on_refused(self, refusal: object) -> None:
+        self._end()
+        self.screening_refused.emit(refusal)
 
     def _on_cancelled(self) -> None:
         self._end()

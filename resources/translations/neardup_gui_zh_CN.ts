@@ -45,6 +45,46 @@
     </message>
     <message>
         <location line="+33"/>
+        <source>{0} s</source>
+        <translation>{0} 秒</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} min</source>
+        <translation>{0} 分钟</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} h {1} min</source>
+        <translation>{0} 小时 {1} 分钟</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} days {1} h</source>
+        <translation>{0} 天 {1} 小时</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Comparing every pair of these {0} documents by exact Jaccard would take about {1}; this method is refused past {2}. Choose MinHash + LSH (the default) for a folder this large, or screen part of it.</source>
+        <translation>用精确 Jaccard 两两比较这 {0} 个文档约需 {1}，超过本方法的上限 {2}，因此未执行。如此规模的文件夹请选择 MinHash + LSH（默认方法），或只筛查其中一部分。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The character TF-IDF cosine method over {0} documents ({1} characters) needs about {2} of memory at its peak, and this computer has {3} available. Choose MinHash + LSH (the default) for a folder this large, or screen part of it.</source>
+        <translation>字符 TF-IDF 余弦方法处理 {0} 个文档（{1} 个字符）时内存峰值约需 {2}，而本机可用内存只有 {3}。如此规模的文件夹请选择 MinHash + LSH（默认方法），或只筛查其中一部分。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The SimHash method over {0} documents ({1} characters) needs about {2} of memory at its peak, and this computer has {3} available. Choose MinHash + LSH (the default) for a folder this large, or screen part of it.</source>
+        <translation>SimHash 方法处理 {0} 个文档（{1} 个字符）时内存峰值约需 {2}，而本机可用内存只有 {3}。如此规模的文件夹请选择 MinHash + LSH（默认方法），或只筛查其中一部分。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>TF-IDF cosine and SimHash scores for every pair of {0} documents ({1} characters) need about {2} of memory at their peak, and this computer has {3} available. Leave these scores to the automatic setting (they are then left out of screens this large), or screen part of the folder.</source>
+        <translation>为 {0} 个文档（{1} 个字符）的每个文本对计算 TF-IDF 余弦和 SimHash 分数时内存峰值约需 {2}，而本机可用内存只有 {3}。请将这些分数保留为自动设置（如此规模的筛查将不计算它们），或只筛查文件夹的一部分。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>about {0} s</source>
         <translation>约 {0} 秒</translation>
     </message>
@@ -1134,7 +1174,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesView</name>
     <message>
-        <location line="+147"/>
+        <location line="+142"/>
         <source>Only files not compared</source>
         <translation>只看未参与比较的文件</translation>
     </message>
@@ -1414,7 +1454,7 @@ Results written to: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+88"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+89"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1464,7 +1504,7 @@ Results written to: {1}</source>
         <translation>源文件夹</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+55"/>
         <source>Choose the source folder</source>
         <translation>选择源文件夹</translation>
     </message>
@@ -1557,6 +1597,11 @@ Results written to: {1}</source>
         <location line="+5"/>
         <source>The screen failed</source>
         <translation>筛查失败</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Too large to screen this way</source>
+        <translation>规模过大，无法按此方式筛查</translation>
     </message>
 </context>
 <context>
@@ -2553,7 +2598,7 @@ Results written to: {1}</source>
 <context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-188"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-237"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>

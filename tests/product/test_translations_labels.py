@@ -73,3 +73,26 @@ def test_scope_names_and_the_left_out_note_are_in_chinese(qapp, qtbot, english_a
     )  # fmt: skip
     notes.show_run(run, ScreenParams(scope="new_vs_reference", scope_patterns=("历史稿件/*",)))
     assert notes.text() == "本次筛查说明：比较范围为新稿件对照参考档案 历史稿件/*（档案内部不互相比较），有 2 个候选文本对因此被排除，未作比较。"
+
+
+def test_spans_of_time_and_refusals_read_naturally_in_both_languages(qapp, english_afterwards) -> None:
+    from neardup_gui.core.records import TOO_LONG, TOO_MUCH_MEMORY, TooLarge
+    from neardup_gui.ui.labels import format_span, refusal_text
+
+    spans = [12.4, 240, 3 * 3600 + 20 * 60, 1234 * 86400 + 5 * 3600]
+    assert [format_span(s) for s in spans] == ["12 s", "4 min", "3 h 20 min", "1,234 days 5 h"]
+    simhash = TooLarge("engine words", what=TOO_MUCH_MEMORY, method="simhash", documents=120_000,
+                       chars=180_000_000, need=9.5 * 2**30, limit=3 * 2**30)  # fmt: skip
+    scores = TooLarge("engine words", what=TOO_MUCH_MEMORY, documents=5, chars=99, need=2**20, limit=2**10)
+    jaccard = TooLarge("engine words", what=TOO_LONG, method="jaccard", documents=90_000, need=7200, limit=120)
+    assert refusal_text(simhash).startswith("The SimHash method over 120,000 documents (180,000,000 characters) "
+                                            "needs about 9.5 GB of memory at its peak, and this computer has 3.0 GB")
+    assert "Leave these scores to the automatic setting" in refusal_text(scores)
+    assert "would take about 2 h 0 min; this method is refused past 2 min." in refusal_text(jaccard)
+    assert refusal_text(TooLarge("a kind the window does not know")) == "a kind the window does not know"
+    i18n.install_language(qapp, "zh_CN")
+    assert [format_span(s) for s in spans] == ["12 秒", "4 分钟", "3 小时 20 分钟", "1,234 天 5 小时"]
+    assert refusal_text(simhash).startswith("SimHash 方法处理 120,000 个文档（180,000,000 个字符）时内存峰值约需 9.5 GB，"
+                                            "而本机可用内存只有 3.0 GB。")
+    assert "请将这些分数保留为自动设置" in refusal_text(scores)
+    assert "约需 2 小时 0 分钟，超过本方法的上限 2 分钟" in refusal_text(jaccard)

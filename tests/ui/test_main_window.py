@@ -6,6 +6,8 @@ import shutil
 import threading
 from pathlib import Path
 
+import pytest
+
 from PySide6.QtCore import QMimeData, QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QMessageBox
@@ -210,25 +212,52 @@ def test_a_failing_screen_shows_the_error_with_details_and_the_window_stays_usab
         assert window.start_screen()
 
 
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
 def test_a_method_too_large_for_this_machine_is_refused_in_a_sentence_and_nothing_is_lost(
-    make_window, sample, qtbot, monkeypatch
+    make_window, sample, qtbot, monkeypatch, language: str
 ) -> None:
+    from PySide6.QtWidgets import QApplication
+
     from neardup_gui.core import pipeline
+    from neardup_gui.core.methods import bruteforce
     from neardup_gui.core.records import ScreenParams
+    from neardup_gui.ui.i18n import install_language
 
     window = make_window(sample)
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         window.start_screen()
     shown = window.outcome
+    usable = sum(d.status == "ok" for d in shown.documents)
+    distinct = len({d.sha256 for d in shown.documents if d.status == "ok"})  # exact Jaccard compares these
     monkeypatch.setattr(pipeline, "available_memory", lambda: 1024)  # no room for a TF-IDF model
-    window.params_panel.set_params(ScreenParams(method="tfidf"))
-    with qtbot.waitSignal(window.runner.screening_failed, timeout=SCREEN_TIMEOUT_MS):
-        window.start_screen()
-    box = window.last_message
-    assert isinstance(box, QMessageBox) and box.isVisible()
-    assert "of memory at its peak" in box.text() and "minhash" in box.text()
-    assert box.detailedText() == ""  # a refusal, not a crash: no traceback to wade through
-    assert window.outcome is shown and window.source_bar.screen_button.isEnabled()
+    monkeypatch.setattr(bruteforce, "MAX_SECONDS", 0.0)  # nor time for exact Jaccard on every pair
+    # In the window's language (the engine's own message is English: the command line's).
+    assert install_language(QApplication.instance(), language) == language
+    try:
+        said = {}
+        for method in ("tfidf", "jaccard"):
+            window.params_panel.set_params(ScreenParams(method=method))
+            with qtbot.waitSignal(window.runner.screening_refused, timeout=SCREEN_TIMEOUT_MS):
+                window.start_screen()
+            box = window.last_message
+            assert isinstance(box, QMessageBox) and box.isVisible()
+            assert box.detailedText() == ""  # a refusal, not a crash: no traceback to wade through
+            assert window.outcome is shown and window.source_bar.screen_button.isEnabled()
+            said[method] = (box.windowTitle(), box.text())
+            box.close()
+    finally:
+        install_language(QApplication.instance(), "en")
+    if language == "en":
+        assert said["tfidf"][0] == "Too large to screen this way"
+        assert f"over {usable} documents" in said["tfidf"][1] and "of memory at its peak" in said["tfidf"][1]
+        assert "this computer has 1.0 KB available" in said["tfidf"][1]
+        assert f"every pair of these {distinct} documents by exact Jaccard" in said["jaccard"][1]
+        assert all("Choose MinHash + LSH (the default)" in text for _title, text in said.values())
+    else:
+        assert said["tfidf"][0] == "规模过大，无法按此方式筛查"
+        assert f"字符 TF-IDF 余弦方法处理 {usable} 个文档" in said["tfidf"][1] and "本机可用内存只有 1.0 KB" in said["tfidf"][1]
+        assert f"用精确 Jaccard 两两比较这 {distinct} 个文档约需" in said["jaccard"][1] and "上限 0 秒" in said["jaccard"][1]
+        assert all("MinHash + LSH（默认方法）" in text for _title, text in said.values())
 
 
 def test_a_workspace_inside_the_source_is_refused_with_a_message(make_window, sample, tmp_path) -> None:
