@@ -18,6 +18,12 @@ The window's background jobs pause it too (exporting a 100,000-file workspace ra
 collections of 34-238 ms, each a stall of the window); pauses from several threads at once are
 counted, and the collector comes back when the last one ends.
 
+The engine's own data, that is: a library that extracts text from PDF or web pages leaves each
+file's object graph in reference cycles (pypdf ~170 objects a file, holding the file's bytes and
+what was parsed of it; readability ~13), which reference counting never frees. ``CycleSweep``,
+called after each such extraction, collects the young generations now and then while the collector
+is paused: 2,000 small PDFs held 470 MB more than their text without it.
+
 Work held at once (a batch of texts being prepared, hash arrays joined to be counted) is cut by
 ``bounded_runs`` into runs bounded in items and in size: a count of items alone let a folder of
 long manuscripts hold several hundred MB a run.
@@ -37,7 +43,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-__all__ = ["bounded_runs", "cycle_collector_paused", "human_size", "pauses_cycle_collector", "release_free_memory"]
+__all__ = [
+    "CycleSweep",
+    "bounded_runs",
+    "cycle_collector_paused",
+    "human_size",
+    "pauses_cycle_collector",
+    "release_free_memory",
+]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -118,6 +131,37 @@ def cycle_collector_paused(hand_over: bool = True) -> Iterator[None]:
                     gc.freeze()
                     gc.unfreeze()
                 gc.enable()
+
+
+class CycleSweep:
+    """Frees the garbage in reference cycles that some work leaves (a library's object graphs) while
+    the cyclic collector is paused (``cycle_collector_paused``, or any ``gc.disable``).
+
+    Call it after each piece of such work. Every ``every`` calls, when the collector is paused, the
+    youngest generation is collected, and every ``10 * every`` calls the middle one too, as
+    CPython's own schedule does: a collection walks the objects made since the previous one (the
+    first: those made since the pause began, once), never the oldest generation, where a screen's
+    millions of objects end. Where the collector runs, it does this itself. Thread-safe.
+    """
+
+    def __init__(self, every: int = 32) -> None:
+        if every < 1:
+            raise ValueError("sweep after at least one call")
+        self.every = every
+        self.collections = 0  # how many times it collected
+        self._calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._lock:
+            self._calls += 1
+            if self._calls % self.every:
+                return
+            middle = self._calls % (10 * self.every) == 0
+        if gc.isenabled():
+            return
+        gc.collect(1 if middle else 0)
+        self.collections += 1
 
 
 def pauses_cycle_collector(func: Callable[_P, _R]) -> Callable[_P, _R]:

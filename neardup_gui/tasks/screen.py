@@ -53,7 +53,7 @@ SESSION_FILE = "session.sqlite"
 # preparing them: 50 million is ~33,000 articles, ~100 MB of strings.
 RELEASE_TEXTS_CHARS = 50_000_000
 _LIBRARIES = (
-    "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "python-docx", "readability-lxml",
+    "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "readability-lxml",
     "lxml", "pypdf", "pandas", "openpyxl", "PySide6-Essentials",
 )  # fmt: skip
 

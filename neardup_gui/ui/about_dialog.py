@@ -41,7 +41,6 @@ LIBRARIES = (
     ("openpyxl", "openpyxl"),
     ("charset-normalizer", "charset_normalizer"),
     ("fast-diff-match-patch", "fast_diff_match_patch"),
-    ("python-docx", "docx"),
     ("pypdf", "pypdf"),
     ("lxml", "lxml"),
     ("readability-lxml", "readability"),

@@ -208,7 +208,7 @@ def test_word_documents_are_screened_when_included(tmp_path: Path) -> None:
     assert main(["screen", str(src), "--out", str(out), "--include", "*.docx", "-q"]) == 0
     manifest = {r["path"]: r for r in read_csv(out / "manifest.csv")}
     assert manifest["draft.docx"]["status"] == "ok"
-    assert manifest["draft.docx"]["extractor"].startswith("docx python-docx")
+    assert manifest["draft.docx"]["extractor"].startswith("docx lxml")
     assert manifest["note.txt"]["status"] == "excluded"
     pairs = {(r["left"], r["right"]) for r in read_csv(out / "candidates.csv")}
     assert pairs == {("draft.docx", "final.docx")}

@@ -130,3 +130,44 @@ def test_after_a_pause_the_survivors_are_old_unless_something_was_frozen(frozen_
     # A cycle left inside is freed by the next full collection.
     assert gone_after_collect == "True"
     assert gc.isenabled()
+
+
+class _Node:
+    """A library's object graph in miniature: two objects that refer to each other."""
+
+    def __init__(self) -> None:
+        self.other = _Pair(self)
+
+
+class _Pair:
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+
+
+def test_garbage_in_cycles_is_swept_now_and_then_while_the_collector_is_paused() -> None:
+    import gc
+    import weakref
+
+    from neardup_gui.core.memory import CycleSweep, cycle_collector_paused
+
+    sweep = CycleSweep(every=4)
+    with cycle_collector_paused():
+        alive = []
+        for _ in range(7):  # the work: a graph left in a cycle each time, then the sweep
+            alive.append(weakref.ref(_Node()))
+            sweep()
+        # The first four were freed at the fourth call; the last three wait for the eighth.
+        assert [ref() is None for ref in alive] == [True] * 4 + [False] * 3
+        assert sweep.collections == 1
+        for _ in range(33):
+            alive.append(weakref.ref(_Node()))
+            sweep()
+        assert sum(ref() is not None for ref in alive) == 0  # the 40th call: and the middle generation
+        assert sweep.collections == 10
+    gc.collect()
+    running = CycleSweep(every=1)
+    for _ in range(3):  # the collector runs: it does this itself
+        running()
+    assert running.collections == 0
+    with pytest.raises(ValueError):
+        CycleSweep(every=0)

@@ -178,7 +178,7 @@ def test_docx_paragraphs_and_tables_are_read_in_document_order(tmp_path: Path) -
     corpus = scan(write(tmp_path / "src", {"稿件/一季度.docx": data}), include=("*.docx",))
     doc = by_path(corpus)["稿件/一季度.docx"]
     assert (doc.status, doc.encoding) == ("ok", "")
-    assert doc.extractor.startswith("docx python-docx ")
+    assert doc.extractor.startswith("docx lxml ")
     assert doc.sha256 == hashlib.sha256(data).hexdigest()  # the original file, not the text
     text = corpus.texts[doc.doc_id]
     assert text == f"{P1}\n指标\t增速\n工业\t4.0%\n{P2}"
@@ -252,6 +252,109 @@ def test_broken_or_mislabelled_docx_files_get_a_status_and_a_reason(tmp_path: Pa
     assert docs["zero.docx"].status == "empty"
     assert all(d.sha256 for d in docs.values())
     assert all(d.extractor.startswith("docx ") for d in docs.values() if d.path != "zero.docx")
+
+
+def _rebuilt(data: bytes, change: dict[str, bytes | None]) -> bytes:
+    """``data``'s package with the members in ``change`` replaced (None: removed) or added."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename not in change:
+                dst.writestr(info.filename, src.read(info.filename))
+        for name, content in change.items():
+            if content is not None:
+                dst.writestr(name, content)
+    return out.getvalue()
+
+
+def test_docx_headers_and_footers_of_every_section_follow_words_rules() -> None:
+    from docx.enum.section import WD_SECTION
+
+    document = docx.Document()
+    document.settings.odd_and_even_pages_header_footer = True
+    document.add_paragraph(P1)
+    first = document.sections[0]
+    first.different_first_page_header_footer = True
+    first.first_page_header.paragraphs[0].text = "封面页眉"
+    first.header.paragraphs[0].text = "奇数页页眉"
+    first.even_page_header.paragraphs[0].text = "偶数页页眉"
+    first.footer.paragraphs[0].text = "第1页"
+    second = document.add_section(WD_SECTION.NEW_PAGE)
+    document.add_paragraph(P2)
+    for kind in ("header", "footer", "first_page_header", "first_page_footer", "even_page_header", "even_page_footer"):
+        getattr(second, kind).is_linked_to_previous = True  # it repeats the first's: nothing new
+    third = document.add_section(WD_SECTION.NEW_PAGE)
+    document.add_paragraph(P3)
+    for kind in ("first_page_header", "first_page_footer", "even_page_header", "even_page_footer"):
+        getattr(third, kind).is_linked_to_previous = True
+    third.different_first_page_header_footer = False
+    third.header.is_linked_to_previous = False
+    third.header.paragraphs[0].text = "附录页眉"
+    third.footer.is_linked_to_previous = False
+    third.footer.paragraphs[0].text = "第1页"  # the same text as the first's: said once
+    text = extract_document(docx_bytes(document), "a.docx", ExtractOptions(headers_footers=True)).text
+    # (a section break is a paragraph of its own: an empty line)
+    assert text == f"封面页眉\n奇数页页眉\n偶数页页眉\n附录页眉\n{P1}\n\n{P2}\n\n{P3}\n第1页"
+    document.settings.odd_and_even_pages_header_footer = False  # even pages' headers then unused
+    text = extract_document(docx_bytes(document), "a.docx", ExtractOptions(headers_footers=True)).text
+    assert text == f"封面页眉\n奇数页页眉\n附录页眉\n{P1}\n\n{P2}\n\n{P3}\n第1页"
+
+
+def test_docx_main_part_is_found_through_the_package_relationships() -> None:
+    data = docx_bytes(make_docx([P1, P2]))
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        rels, types = z.read("_rels/.rels").decode(), z.read("[Content_Types].xml").decode()
+        body, body_rels = z.read("word/document.xml"), z.read("word/_rels/document.xml.rels")
+    # Some producers name the part otherwise (or point at it with an absolute name).
+    moved = _rebuilt(data, {
+        "word/document.xml": None, "word/_rels/document.xml.rels": None,
+        "word/正文.xml": body, "word/_rels/正文.xml.rels": body_rels,
+        "_rels/.rels": rels.replace('Target="word/document.xml"', 'Target="/word/正文.xml"').encode(),
+        "[Content_Types].xml": types.replace('PartName="/word/document.xml"', 'PartName="/WORD/正文.XML"').encode(),
+    })  # fmt: skip
+    assert extract_document(moved, "a.docx").text == f"{P1}\n{P2}"
+    # A spreadsheet's package named .docx: its main part says what it is.
+    sheet = _rebuilt(data, {"[Content_Types].xml": types.replace(
+        "wordprocessingml.document.main+xml", "spreadsheetml.sheet.main+xml").encode()})
+    outcome = extract_document(sheet, "a.docx")
+    assert outcome.status == "undecodable"
+    assert outcome.message == ("not a valid .docx file: its main part is "
+                               "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml")
+    missing = _rebuilt(data, {"word/document.xml": None})
+    outcome = extract_document(missing, "a.docx")
+    assert (outcome.status, outcome.message) == ("undecodable", "not a valid .docx file: its part word/document.xml is missing")
+
+
+def test_docx_entities_are_never_resolved(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("机密内容", encoding="utf-8")
+    data = docx_bytes(make_docx([P1]))
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        body = z.read("word/document.xml").decode()
+    head, rest = body.split("?>", 1)
+    hostile = (f'{head}?><!DOCTYPE w:document [<!ENTITY leak SYSTEM "{secret.as_uri()}">]>'
+               + rest.replace(P1, P1 + "&leak;"))  # fmt: skip
+    outcome = extract_document(_rebuilt(data, {"word/document.xml": hostile.encode()}), "a.docx")
+    assert "机密内容" not in (outcome.text or "") and "机密内容" not in outcome.message
+
+
+def test_reading_docx_and_pdf_files_leaves_no_pile_of_garbage_while_the_collector_is_paused() -> None:
+    import gc
+
+    from neardup_gui.core.memory import cycle_collector_paused
+    from neardup_gui.io.extract import sweep_cycles
+
+    docx_data = docx_bytes(make_docx([P1, P2], header="页眉", table=[["表", "格"]]))
+    pdf_data = make_pdf([[P1, P2], [P3]])
+    with cycle_collector_paused():
+        gc.collect()
+        for _ in range(10):  # a .docx is a tree that reference counting frees: nothing left
+            assert extract_document(docx_data, "a.docx", ExtractOptions(headers_footers=True)).status == "ok"
+        assert gc.collect() == 0
+        for _ in range(2 * sweep_cycles.every + 3):  # pypdf leaves each file's reader in cycles: swept
+            assert extract_document(pdf_data, "a.pdf").status == "ok"
+        readers = sum(isinstance(o, pypdf.PdfReader) for o in gc.get_objects())
+        assert readers <= sweep_cycles.every, readers  # at most those read since the last sweep
 
 
 # --- web pages -----------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ class ExtractOptions:
     """Choices that change the extracted text of a format.
 
     A choice that differs from its default is written into the extractor label of every document
-    it applied to (e.g. ``docx python-docx 1.2.0 +headers_footers``), so the same text can be
+    it applied to (e.g. ``docx lxml 6.2.0 +headers_footers``), so the same text can be
     extracted again from the manifest row alone.
 
     Attributes:
