@@ -638,14 +638,27 @@ def _read_all(
 # one) must be paid for by the files it reads: at 20,000 files it did not (0.75-0.95 s either
 # way), at 100,000 it saves ~1.1 s of ~4.5 (scan_folder, warm page cache).
 READ_HELPER_MIN_FILES = 30_000
-_HELPER_CHUNK = 256  # files per claim; both processes take chunks from one shared counter
+_HELPER_CHUNK = 256  # plain files per claim; both processes take chunks from one shared counter
+# A file read through an extractor counts as this many plain ones (~30 us each), as measured per
+# file by bench/bench_formats.py (2,000 articles): a .docx ~0.3-0.7 ms, a web page ~1.2 ms, a PDF
+# ~9 ms. A few hundred PDFs then have the helper's second core (and smaller chunks, so that
+# neither process is left reading the last large one alone).
+_READ_WEIGHT = {"docx": 10, "html": 40, "pdf": 300}
+_HELPER_MIN_CHUNK = 4
 
 log = logging.getLogger(__name__)
 
 
-def read_helper_pays(files_to_read: int) -> bool:
-    """Whether a reading helper process is worth starting for this many files on this machine."""
-    return files_to_read >= READ_HELPER_MIN_FILES and usable_cores() >= 2
+def read_weight(name: str) -> int:
+    """What reading the file ``name`` costs, in plain files' worth (see ``_READ_WEIGHT``)."""
+    extractor = extractor_for(name)
+    return 1 if extractor is None else _READ_WEIGHT.get(extractor.format, 1)
+
+
+def read_helper_pays(work: int) -> bool:
+    """Whether a reading helper process is worth starting for ``work`` plain files' worth of
+    reading (``read_weight`` of each file) on this machine."""
+    return work >= READ_HELPER_MIN_FILES and usable_cores() >= 2
 
 
 def _claim(counter) -> int:
@@ -787,7 +800,8 @@ def _read_with_helper(
     there leaves this process fewer chunks to claim, so the helper reads more of them instead of
     waiting for this process at the end."""
     total = len(files)
-    size = _HELPER_CHUNK
+    work = sum(read_weight(name) for _path, name in files)
+    size = min(_HELPER_CHUNK, max(_HELPER_MIN_CHUNK, _HELPER_CHUNK * total // max(work, 1)))
     chunks = -(-total // size)
     progress.report("read", 0, total)
     if helper is None:
@@ -1021,7 +1035,7 @@ def scan_folder(
 
         how = _How(max_bytes, extract_options, progress.check)
         files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
-        if read_helper and workers <= 1 and read_helper_pays(len(files)):
+        if read_helper and workers <= 1 and read_helper_pays(sum(read_weight(name) for _path, name in files)):
             helper = early.helper if early is not None else None
             results = _read_with_helper(files, how, progress, arrived=arrived, helper=helper)
         else:

@@ -257,3 +257,33 @@ def test_chunks_cross_the_pipe_unchanged() -> None:
         assert encoding == "utf-32-le"
         back = _unpack_chunk(rows, wire, encoding)
         assert back == results and [len(r.text or "") for r in back] == [len(r.text or "") for r in results]
+
+
+def test_a_few_hundred_pdfs_get_the_helper_that_as_many_plain_files_would_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_extract import P1, P2, P3, make_pdf
+
+    # Reading a PDF costs ~300 plain files' worth: twelve of them are worth 3,600 plain files.
+    monkeypatch.setattr(corpus_mod, "READ_HELPER_MIN_FILES", 2_000)
+    monkeypatch.setattr(corpus_mod, "usable_cores", lambda: 2)
+    sizes: list[int] = []
+    real = corpus_mod._read_with_helper
+
+    def spy(files, *args, **kwargs):
+        sizes.append(len(files))
+        return real(files, *args, **kwargs)
+
+    monkeypatch.setattr(corpus_mod, "_read_with_helper", spy)
+    texts = [P1, P2, P3, P1 + P2, P2 + P3, P3 + P1] * 2
+    pdfs, plain = tmp_path / "pdf", tmp_path / "txt"
+    write_tree(pdfs, {f"{i:02d}.pdf": make_pdf([[t]]) for i, t in enumerate(texts)})
+    write_tree(plain, {f"{i:02d}.txt": t.encode() for i, t in enumerate(texts)})
+    assert corpus_mod.read_weight("报告.PDF") == 300 and corpus_mod.read_weight("a.txt") == 1
+    shared = scan_folder(pdfs, include=("*.pdf",), read_helper=True)
+    assert sizes == [12]  # the helper read alongside
+    assert shared.documents == scan_folder(pdfs, include=("*.pdf",)).documents
+    assert [shared.texts[d.doc_id] for d in shared.documents] == texts
+    scan_folder(plain, read_helper=True)
+    assert sizes == [12]  # twelve plain files: not worth a process
+    assert _no_helper_left()
