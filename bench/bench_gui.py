@@ -384,6 +384,7 @@ def bench_screen(
     stacks: TextIO | None = None,
     late_ms: float = 90.0,
     k: int | None = None,
+    include: tuple[str, ...] | None = None,
 ) -> None:
     """Screen ``folder`` in the window (with shingles of ``k`` characters when given), then open its
     workspace again; the largest event-loop gaps while the screen runs, while its result is shown,
@@ -407,6 +408,8 @@ def bench_screen(
         window.set_workspace(Path(tmp) / "workspace")
         if k is not None:
             window.params_panel.set_params(window.params_panel.params().with_(k=k))
+        if include:
+            window.params_panel.set_params(window.params_panel.params().with_(include=include))
         _drain()
         gaps = GapClock(stacks, late_ms)
         progress_signals = [0]
@@ -582,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", type=Path, help="only the editor's actions on this screened workspace")
     parser.add_argument("--labels", type=Path, help="with --workspace: evaluate it against this labels file too")
     parser.add_argument("--k", type=int, help="shingle size of the screen (default: the window's, 5)")
+    parser.add_argument("--include", nargs="+", help="file patterns the screen reads (default: the window's, *.txt *.md)")
     args = parser.parse_args(argv)
     if args.big:
         args.folder = BIG_FOLDER
@@ -607,9 +611,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.folder.is_dir():
             if args.stacks is not None:
                 with open(args.stacks, "w", encoding="utf-8") as stacks:
-                    bench_screen(args.folder, results, stacks, args.late, args.k)
+                    bench_screen(args.folder, results, stacks, args.late, args.k, tuple(args.include or ()))
             else:
-                bench_screen(args.folder, results, k=args.k)
+                bench_screen(args.folder, results, k=args.k, include=tuple(args.include or ()))
         else:
             print(f"[screen] skipped: {args.folder} is not a folder (make it with bench_screen.py)")
     width = max(len(r[0]) for r in results) if results else 10
