@@ -18,11 +18,11 @@ The window's background jobs pause it too (exporting a 100,000-file workspace ra
 collections of 34-238 ms, each a stall of the window); pauses from several threads at once are
 counted, and the collector comes back when the last one ends.
 
-The engine's own data, that is: a library that extracts text from PDF or web pages leaves each
-file's object graph in reference cycles (pypdf ~170 objects a file, holding the file's bytes and
-what was parsed of it; readability ~13), which reference counting never frees. ``CycleSweep``,
-called after each such extraction, collects the young generations now and then while the collector
-is paused: 2,000 small PDFs held 470 MB more than their text without it.
+The libraries that extract text from PDFs and web pages do leave each file's object graph in
+reference cycles (pypdf ~170 objects a file, holding the file's bytes and what was parsed of it;
+readability ~13), which reference counting never frees. ``CycleSweep``, called after each such
+extraction, collects the young generations now and then while the collector is paused: 2,000
+small PDFs held 470 MB more than their text without it.
 
 Work held at once (a batch of texts being prepared, hash arrays joined to be counted) is cut by
 ``bounded_runs`` into runs bounded in items and in size: a count of items alone let a folder of
@@ -161,7 +161,8 @@ class CycleSweep:
         if gc.isenabled():
             return
         gc.collect(1 if middle else 0)
-        self.collections += 1
+        with self._lock:
+            self.collections += 1
 
 
 def pauses_cycle_collector(func: Callable[_P, _R]) -> Callable[_P, _R]:

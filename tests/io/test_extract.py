@@ -300,7 +300,7 @@ def test_docx_headers_and_footers_of_every_section_follow_words_rules() -> None:
     assert text == f"封面页眉\n奇数页页眉\n附录页眉\n{P1}\n\n{P2}\n\n{P3}\n第1页"
 
 
-def test_docx_main_part_is_found_through_the_package_relationships() -> None:
+def test_docx_main_part_is_found_through_the_package_relationships(caplog: pytest.LogCaptureFixture) -> None:
     data = docx_bytes(make_docx([P1, P2]))
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         rels, types = z.read("_rels/.rels").decode(), z.read("[Content_Types].xml").decode()
@@ -313,6 +313,9 @@ def test_docx_main_part_is_found_through_the_package_relationships() -> None:
         "[Content_Types].xml": types.replace('PartName="/word/document.xml"', 'PartName="/WORD/正文.XML"').encode(),
     })  # fmt: skip
     assert extract_document(moved, "a.docx").text == f"{P1}\n{P2}"
+    encoded = _rebuilt(moved, {"_rels/.rels": rels.replace('Target="word/document.xml"',
+                                                          'Target="/word/%E6%AD%A3%E6%96%87.xml"').encode()})
+    assert extract_document(encoded, "a.docx").text == f"{P1}\n{P2}"  # the name given %-encoded
     # A spreadsheet's package named .docx: its main part says what it is.
     sheet = _rebuilt(data, {"[Content_Types].xml": types.replace(
         "wordprocessingml.document.main+xml", "spreadsheetml.sheet.main+xml").encode()})
@@ -320,6 +323,15 @@ def test_docx_main_part_is_found_through_the_package_relationships() -> None:
     assert outcome.status == "undecodable"
     assert outcome.message == ("not a valid .docx file: its main part is "
                                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml")
+    # The document's compressed bytes damaged: said as such, no traceback in the log.
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        info = z.getinfo("word/document.xml")
+    at = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 40
+    damaged = data[:at] + bytes(b ^ 0x5A for b in data[at : at + 64]) + data[at + 64 :]
+    with caplog.at_level("WARNING"):
+        outcome = extract_document(damaged, "a.docx")
+    assert outcome.status == "undecodable" and outcome.message.startswith("not a valid .docx file: ")
+    assert not caplog.records  # a broken file, not a failure of the program
     missing = _rebuilt(data, {"word/document.xml": None})
     outcome = extract_document(missing, "a.docx")
     assert (outcome.status, outcome.message) == ("undecodable", "not a valid .docx file: its part word/document.xml is missing")

@@ -32,6 +32,8 @@ import functools
 import io
 import posixpath
 import zipfile
+import zlib
+from urllib.parse import unquote
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -90,7 +92,8 @@ _RUN_CONTENT_XPATH = (
 _SECTIONS_XPATH = "./w:p/w:pPr/w:sectPr | ./w:sectPr"
 # What a broken package raises: not a ZIP after all, truncated, a part that does not inflate or is
 # not XML, a compression method or an encryption zipfile cannot read.
-_BROKEN = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError)
+_BROKEN = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError,
+           RuntimeError)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
@@ -196,7 +199,10 @@ def _relationships(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, 
         if rel.get("TargetMode") == "External" or not target:
             continue
         path = posixpath.normpath(target if target.startswith("/") else posixpath.join("/" + folder, target))
-        found[rel.get("Id") or ""] = (rel.get("Type") or "", path.lstrip("/"))
+        path = path.lstrip("/")
+        if path not in archive.NameToInfo and unquote(path) in archive.NameToInfo:  # a name given %-encoded
+            path = unquote(path)
+        found[rel.get("Id") or ""] = (rel.get("Type") or "", path)
     return found
 
 
