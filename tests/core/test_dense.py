@@ -72,9 +72,12 @@ def test_groups_up_to_the_limit_and_files_with_few_partners_keep_every_pair() ->
     n = big + family
     clique = list(itertools.combinations(range(big), 2))
     fam = list(itertools.combinations(range(big, n), 2))
-    # A chain of three files hangs off the big group: each has at most two partners.
+    # A chain of three near copies hangs off the big group: each has at most two partners.
     tail = [(0, n), (n, n + 1), (n + 1, n + 2)]
-    sigs = np.concatenate([sigs, _clique_signatures(3, perms, 4)])
+    rng = np.random.default_rng(4)
+    chain = np.tile(sigs[0], (3, 1))
+    chain[rng.random(chain.shape) < 0.1] = 7  # each agrees with file 0 on ~90 % of the permutations
+    sigs = np.concatenate([sigs, chain])
     pairs = np.array(sorted(clique + fam + tail), dtype=np.int64)
     out = thin_by_signatures(pairs, n + 3, sigs, np.arange(n + 3), limit=50)
     kept = {tuple(p) for p in pairs[out.keep].tolist()}
@@ -294,3 +297,27 @@ def test_groups_are_the_same_whether_found_in_python_or_by_scipy(monkeypatch) ->
     monkeypatch.setattr(dense, "_SMALL_GRAPH", 0)
     assert partition(dense._components(pairs, n)) == small
     assert 1 < len(small) < n  # some groups joined, some files alone
+
+
+def test_pairs_of_texts_that_are_not_near_copies_join_no_cluster_and_are_always_verified() -> None:
+    # What the containment index proposes in a folder of short texts: pairs whose signatures hardly
+    # agree (two headlines sharing one of their few samples), chaining hundreds of files.
+    rng = np.random.default_rng(11)
+    n, perms = 300, 64
+    sigs = rng.integers(0, 2**32, size=(n, perms), dtype=np.uint32)
+    chain = np.array([(i, i + 1) for i in range(n - 1)] + [(i, i + 7) for i in range(0, n - 7, 3)], dtype=np.int64)
+    chain = np.unique(chain, axis=0)
+    out = thin_by_signatures(chain, n, sigs, np.arange(n), limit=50)
+    assert out.keep.all() and (out.clusters, out.documents, out.set_aside) == (0, 0, 0)
+    # A clique of near copies inside the same chain is still thinned, and only its own pairs are.
+    clique = _clique_signatures(80, perms, seed=3)
+    sigs[100:180] = clique
+    inner = np.array(list(itertools.combinations(range(100, 180), 2)), dtype=np.int64)
+    both = np.unique(np.concatenate([chain, inner]), axis=0)
+    out = thin_by_signatures(both, n, sigs, np.arange(n), limit=50)
+    assert (out.clusters, out.documents) == (1, 80) and out.set_aside > 0
+    dropped = {tuple(p) for p in both[~out.keep].tolist()}
+    assert dropped and all(100 <= a < 180 and 100 <= b < 180 for a, b in dropped)
+    assert {tuple(p) for p in chain.tolist()} - {tuple(p) for p in inner.tolist()} <= {
+        tuple(p) for p in both[out.keep].tolist()
+    }
