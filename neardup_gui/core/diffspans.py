@@ -570,9 +570,11 @@ def pack_verify(
     at = 0
     for side in (0, 1):
         vals = table.lookup(joined[side])  # fills in code points not seen before
-        special = np.zeros(vals.size + 1, dtype=np.int64)
-        np.cumsum(not_by_table(vals), out=special[1:])
-        for p in np.flatnonzero(special[offsets[1:, side]] > special[offsets[:-1, side]]).tolist():
+        # The texts holding a code point the table cannot map alone (rare): found from where those
+        # are, not by a running count over every code point of the batch (5.7 s of a screen of
+        # 4,000 drafts of 20,000 characters).
+        special = np.flatnonzero(not_by_table(vals))
+        for p in np.unique(np.searchsorted(offsets[1:, side], special, side="right")).tolist():
             norm = normalize(items[p][side], options)
             given[p, side] = 1
             gstart[p, side], gend[p, side] = at, at + len(norm)

@@ -206,3 +206,31 @@ def test_the_compiled_pairs_are_the_brute_force_pairs_for_any_samples(docs, thre
     finally:
         containment._COMPILED_MIN_ENTRIES, containment._EXTRA_PROBES = saved
     assert set(map(tuple, pairs.tolist())) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sets(st.integers(0, 2**64 - 1), max_size=60),
+    st.sets(st.integers(0, 2**64 - 1), max_size=1500),
+    st.integers(0, 60),
+)
+def test_intersections_compiled_and_not_count_the_same(xs: set[int], ys: set[int], shared: int) -> None:
+    from neardup_gui.core.methods import _sortkernel, containment
+
+    xs = xs | set(list(ys)[:shared])  # some shared values; y often far longer (the binary-search path)
+    x, y = (np.array(sorted(v), dtype=np.uint64) for v in (xs, ys))
+    expected = len(xs & ys)
+    assert _sortkernel.intersection_count(x, y) == _sortkernel.intersection_count(y, x) == expected
+    assert _sortkernel.intersection_count(x, x) == x.size  # the merge path, every step on both sides
+    assert containment.intersection_size(x, y) == expected  # compiled: the module is loaded here
+    strided = np.repeat(y, 2)[::2]  # not contiguous: counted by numpy (the kernel is compiled for one type)
+    assert (strided.size < 2 or not strided.flags.c_contiguous) and containment.intersection_size(x, strided) == expected
+
+
+def test_intersections_find_the_first_and_last_values_of_the_longer_set() -> None:
+    from neardup_gui.core.methods._sortkernel import intersection_count
+
+    y = np.arange(10, 1010, 10, dtype=np.uint64)  # 100 values: x of 2 takes the binary-search path
+    for x, expected in (([10, 1000], 2), ([5, 10], 1), ([1000, 2000], 1), ([5, 2000], 0), ([11, 999], 0)):
+        assert intersection_count(np.array(x, dtype=np.uint64), y) == expected, x
+    assert intersection_count(y[:50].copy(), y[25:].copy()) == 25  # the merge path

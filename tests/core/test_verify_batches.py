@@ -88,3 +88,24 @@ def test_a_cancel_while_batches_are_aligned_stops_the_screen(monkeypatch) -> Non
     with pytest.raises(Cancelled):
         screen(docs, texts, ScreenParams(k=5), CallbackProgress(lambda *a: None, cancel, 0))
     assert not [t for t in threading.enumerate() if t.name.startswith("neardup-align")]
+
+
+def test_texts_that_start_or_end_on_the_exact_path_are_normalized_there_in_a_batch(monkeypatch) -> None:
+    # A batch joins its texts end to end: a text whose first (or last) character needs the exact
+    # path (an expansion, a combining mark) must be found as that text's, not its neighbour's.
+    docs, texts = _corpus(seed=9)
+    for n, d in enumerate(sorted(texts)):
+        if n % 3 == 0:
+            texts[d] = "㎡" + texts[d]
+        elif n % 3 == 1:
+            texts[d] = texts[d] + "e\u0301"
+    docs = [d.__class__(**{**d.__dict__, "chars": len(texts[d.doc_id])}) for d in docs]
+    params = ScreenParams(k=5)
+    kernel = diffspans._load_kernel()
+    assert kernel is not None
+    monkeypatch.setattr(diffspans, "_kernel", lambda: None)
+    library = screen(docs, texts, params)
+    monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
+    compiled = screen(docs, texts, params)
+    assert len(compiled.candidates) > 2 * verify.ALIGN_BATCH
+    assert _everything(compiled) == _everything(library)

@@ -1,7 +1,8 @@
 """Compiled kernels (numba) of the containment index: a stable argsort of unsigned 64-bit keys (a
 radix sort, also used for the LSH bands), the postings from the sorted keys, the pairs found per
 document, and the lookup of a few keys among every document's samples (a rescan bringing the index
-up to date).
+up to date); and the size of the intersection of two sorted sets (every verified pair's exact
+scores).
 
 The pairs (``contained_pairs``) are found per document, as ``containment_pairs``' numpy rounds find
 them per round, but each candidate is counted as soon as it is found, against the document's keys
@@ -303,3 +304,36 @@ def lookup_docs(keys, first_of_doc, key_set, bits, shift, starts, start_shift): 
                     k += 1
                     break
     return docs[:k], places[:k]
+
+
+@njit(cache=True, nogil=True)
+def intersection_count(x, y):  # pragma: no cover - compiled
+    """|x ∩ y| of two sorted unique arrays: a merge without branches (each step moves one side or
+    both), or, when ``y`` is over 16 times longer, a binary search of each of ``x`` in what is left
+    of ``y``. ~5x ``containment.intersection_size``'s ``searchsorted`` (20,000 each: 60 µs against
+    310; 1,300: 4 µs against 18)."""
+    n, m = x.size, y.size
+    count = 0
+    if n * 16 < m:
+        lo = 0
+        for i in range(n):
+            v = x[i]
+            hi = m
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if y[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < m and y[lo] == v:
+                count += 1
+        return count
+    i = 0
+    j = 0
+    while i < n and j < m:
+        a = x[i]
+        b = y[j]
+        count += a == b
+        i += a <= b
+        j += b <= a
+    return count

@@ -27,6 +27,7 @@ Imports numpy only.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,14 +64,26 @@ def sampled(hashes: np.ndarray, sample: int) -> np.ndarray:
 
 
 def intersection_size(x: np.ndarray, y: np.ndarray) -> int:
-    """|x ∩ y| of two sorted unique arrays."""
+    """|x ∩ y| of two sorted unique arrays. Compiled (``_sortkernel.intersection_count``) once that
+    module is loaded (a large screen, the window's warm-up): it is not loaded for this alone."""
     if x.size > y.size:
         x, y = y, x
     if x.size == 0:
         return 0
+    kernel = sys.modules.get(_SORT_KERNEL)
+    if kernel is not None and _compiled_arg(x) and _compiled_arg(y):
+        return int(kernel.intersection_count(x, y))
     idx = np.searchsorted(y, x)
     idx[idx >= y.size] = y.size - 1
     return int(np.count_nonzero(y[idx] == x))
+
+
+_SORT_KERNEL = "neardup_gui.core.methods._sortkernel"
+
+
+def _compiled_arg(a: np.ndarray) -> bool:
+    """The one array type ``intersection_count`` is compiled for (any other would compile anew)."""
+    return a.dtype == np.uint64 and a.ndim == 1 and a.flags.c_contiguous and a.flags.writeable
 
 
 def sorted_intersections(values: np.ndarray, offsets: np.ndarray, pairs: np.ndarray) -> np.ndarray:
