@@ -11,8 +11,8 @@ on at least ``NEAR_AGREEMENT`` of the permutations) connect. In a group of more 
 files it keeps each file's ``nearest`` closest partners (by MinHash agreement) and the pairs of a
 maximum spanning forest of the group, so the group stays connected through kept pairs; a file
 with at most ``nearest`` partners keeps them all, a group of ``limit`` files or fewer (a family of
-revisions) keeps every pair, and so does every pair that is not of near copies. The rest are set aside, counted and named in the run's
-notes. The caller works on one representative per set of identical texts (``files`` says how many
+revisions) keeps every pair, and so does every pair that is not of near copies. The rest are set
+aside, counted and named in the run's notes. The caller works on one representative per set of identical texts (``files`` says how many
 files each stands for; identical texts are paired by the exact grouping, never set aside) and
 passes only the pairs that may be set aside (those inside the comparison scope). Deterministic: the
 same signatures keep the same pairs, so a rescan's pair memo still applies.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DENSE_NEAREST", "Thinned", "agreement", "thin_by_signatures", "thin_dense", "without"]
+__all__ = ["DENSE_NEAREST", "NEAR_AGREEMENT", "Thinned", "agreement", "thin_by_signatures", "thin_dense", "without"]
 
 # Closest partners a file of a large cluster keeps (besides the cluster's spanning links).
 DENSE_NEAREST = 5
