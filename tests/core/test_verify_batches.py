@@ -51,22 +51,26 @@ def _everything(result) -> list[tuple]:
     ]
 
 
-def test_batched_alignment_on_a_helper_thread_gives_the_same_candidates(monkeypatch) -> None:
-    docs, texts = _corpus()
+def _both_ways(docs, texts, monkeypatch) -> tuple:
+    """The screen with the C++ library's alignments, then with the compiled batches (and how many)."""
     params = ScreenParams(k=5)
     kernel = diffspans._load_kernel()
     assert kernel is not None
-
     monkeypatch.setattr(diffspans, "_kernel", lambda: None)
     library = screen(docs, texts, params)
     monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
     batches = []
     real = verify.align_verify
     monkeypatch.setattr(verify, "align_verify", lambda packed: batches.append(1) or real(packed))
-    compiled = screen(docs, texts, params)
+    return library, screen(docs, texts, params), len(batches)
+
+
+def test_batched_alignment_on_a_helper_thread_gives_the_same_candidates(monkeypatch) -> None:
+    docs, texts = _corpus()
+    library, compiled, batches = _both_ways(docs, texts, monkeypatch)
 
     assert len(library.candidates) > 2 * verify.ALIGN_BATCH  # several batches, one thread ahead
-    assert len(batches) >= 3
+    assert batches >= 3
     assert _everything(compiled) == _everything(library)
     assert sum(bool(c.flags) for c in compiled.candidates) > 10  # the flags saw the hunks
 
@@ -100,12 +104,6 @@ def test_texts_that_start_or_end_on_the_exact_path_are_normalized_there_in_a_bat
         elif n % 3 == 1:
             texts[d] = texts[d] + "e\u0301"
     docs = [d.__class__(**{**d.__dict__, "chars": len(texts[d.doc_id])}) for d in docs]
-    params = ScreenParams(k=5)
-    kernel = diffspans._load_kernel()
-    assert kernel is not None
-    monkeypatch.setattr(diffspans, "_kernel", lambda: None)
-    library = screen(docs, texts, params)
-    monkeypatch.setattr(diffspans, "_kernel", lambda: kernel)
-    compiled = screen(docs, texts, params)
-    assert len(compiled.candidates) > 2 * verify.ALIGN_BATCH
+    library, compiled, batches = _both_ways(docs, texts, monkeypatch)
+    assert len(compiled.candidates) > 2 * verify.ALIGN_BATCH and batches >= 3
     assert _everything(compiled) == _everything(library)
