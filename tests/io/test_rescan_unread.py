@@ -912,3 +912,28 @@ def test_a_damaged_last_manifest_only_means_normalized_files_written_afresh(
     assert set(after) == set(inodes) and again.run.counts.get("files_ok", 0) >= 40
     assert {name for name in after if after[name] != inodes[name]} == expect_rewritten
     assert {p.name: p.read_bytes() for p in normalized.glob("*.txt")} == contents  # the same texts
+
+
+def test_letting_the_texts_go_keeps_those_extracted_from_word_and_pdf_files(tmp_path: Path) -> None:
+    import io as _io
+
+    import docx
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "plain.txt").write_text("纯文本稿件的正文。" * 30, encoding="utf-8")
+    document = docx.Document()
+    document.add_paragraph("一份Word稿件的正文。" * 30)
+    buffer = _io.BytesIO()
+    document.save(buffer)
+    (source / "word.docx").write_bytes(buffer.getvalue())
+    scanned = scan_folder(source, include=("*.txt", "*.docx"))
+    texts = scanned.texts
+    by_path = {d.path: d.doc_id for d in scanned.usable()}
+    word = texts[by_path["word.docx"]]
+    texts.forget()
+    assert texts.unread == 1  # the plain text only: extracting a file again costs far more than reading it
+    for path in ("plain.txt", "word.docx"):
+        (source / path).unlink()  # neither can be read again now
+    assert texts[by_path["word.docx"]] == word
+    assert texts.lenient()[by_path["plain.txt"]] == ""  # gone: read again when asked, and it is not there
