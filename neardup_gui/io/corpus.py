@@ -293,6 +293,11 @@ class TextUnavailable(KeyError):
     be read now as it was: the file is gone, unreadable, or no longer has the recorded SHA-256."""
 
 
+# Characters of extracted texts (Word, web pages, PDF) a screen that lets the texts go keeps
+# (``SourceTexts.forget``): ~100 MB of strings; past it they are extracted again when paired.
+KEEP_EXTRACTED_CHARS = 50_000_000
+
+
 class SourceTexts(Mapping[str, str]):
     """doc_id -> raw text of every usable document of a scan.
 
@@ -359,19 +364,26 @@ class SourceTexts(Mapping[str, str]):
         """Texts not read yet."""
         return len(self._later)
 
-    def forget(self) -> None:
-        """Drop every plain text read so far; each is read again (and checked) when next asked for.
+    def forget(self, keep_extracted: int = KEEP_EXTRACTED_CHARS) -> None:
+        """Drop the texts read so far; each is read again (and checked) when next asked for.
 
         For a large screen once every document is queued for preparing (each batch holds its own
         texts until it is done): verification needs the texts of the paired documents only, and
-        holding all of them made most of the peak memory. The texts of Word files, web pages and
-        PDFs are kept: extracting one again costs 10-300 plain files' reading (``read_weight``: a
-        PDF ~9 ms), and ~13 % of a large folder's files are read again for their pairs.
+        holding all of them made most of the peak memory. Texts extracted from Word files, web
+        pages and PDFs are kept, in manifest order, up to ``keep_extracted`` characters in all:
+        extracting one again costs 10-300 plain files' reading (``read_weight``: a PDF ~9 ms), and
+        ~13 % of a large folder's files are read again for their pairs.
         """
+        kept = 0
         for doc_id, doc in self._docs.items():
-            if doc_id in self._read and doc.extractor == PLAIN_TEXT:
-                self._later[doc_id] = doc  # before it leaves ``_read``: always found in one
-                self._read.pop(doc_id, None)
+            text = self._read.get(doc_id)
+            if text is None:
+                continue
+            if doc.extractor != PLAIN_TEXT and kept + len(text) <= keep_extracted:
+                kept += len(text)
+                continue
+            self._later[doc_id] = doc  # before it leaves ``_read``: always found in one
+            self._read.pop(doc_id, None)
 
     def lenient(self) -> SourceTexts:
         """A view of the same texts that gives "" for a text that cannot be read (see above)."""

@@ -937,3 +937,8 @@ def test_letting_the_texts_go_keeps_those_extracted_from_word_and_pdf_files(tmp_
         (source / path).unlink()  # neither can be read again now
     assert texts[by_path["word.docx"]] == word
     assert texts.lenient()[by_path["plain.txt"]] == ""  # gone: read again when asked, and it is not there
+    # Within a budget: past it an extracted text is let go too (a folder of long PDFs would fill memory).
+    (source / "word.docx").write_bytes(buffer.getvalue())
+    again = scan_folder(source, include=("*.txt", "*.docx")).texts
+    again.forget(keep_extracted=len(word) - 1)
+    assert again.unread == 1 and again[by_path["word.docx"]] == word  # read (extracted) again, from the file
