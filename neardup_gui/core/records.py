@@ -120,6 +120,12 @@ class TooLarge(ValueError):
         self.what, self.method, self.documents, self.chars = what, method, documents, chars
         self.need, self.limit = need, limit
 
+    def detached(self) -> TooLarge:
+        """The same refusal without the traceback and context it was raised with (their frames hold
+        whatever the raising code held), to hand to another thread."""
+        return TooLarge(str(self), what=self.what, method=self.method, documents=self.documents, chars=self.chars,
+                        need=self.need, limit=self.limit)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Document:

@@ -106,7 +106,9 @@ class ScreenWorker(QObject):
             self.screening_cancelled.emit()
         except TooLarge as exc:  # a refusal before the work: the window says what and why, no traceback
             log.info("screen of %s refused: %s", self.source, exc)
-            self.screening_refused.emit(exc)
+            # A copy without the traceback: its frames (this worker's among them) must not be freed
+            # on the window's thread when the refusal is, after the worker has gone.
+            self.screening_refused.emit(exc.detached())
         except Exception as exc:  # every failure must reach the user, never kill the thread silently
             log.exception("screen of %s failed", self.source)
             self.screening_failed.emit(str(exc) or type(exc).__name__, traceback.format_exc())

@@ -448,6 +448,10 @@ def test_a_model_this_machine_has_not_the_memory_for_is_refused_before_it_is_fit
     assert (refusal.what, refusal.documents, refusal.chars) == ("memory", 30, chars)
     assert refusal.method == ("" if params.all_scores == "always" else params.method)
     assert refusal.need > refusal.limit == 64 * 1024  # what a window needs to say it in its own words
+    copy = refusal.detached()
+    assert refusal.__traceback__ is not None and copy.__traceback__ is None and str(copy) == message
+    assert (copy.what, copy.method, copy.documents, copy.chars, copy.need, copy.limit) == (
+        refusal.what, refusal.method, refusal.documents, refusal.chars, refusal.need, refusal.limit)
     for room in (None, 64 * 2**30):  # the machine cannot tell, or has room: the screen runs
         monkeypatch.setattr(pipeline, "available_memory", lambda room=room: room)
         outcome = screen_folder(src, params, out_dir=tmp_path / f"out-{room}")

@@ -237,8 +237,10 @@ def test_a_method_too_large_for_this_machine_is_refused_in_a_sentence_and_nothin
         said = {}
         for method in ("tfidf", "jaccard"):
             window.params_panel.set_params(ScreenParams(method=method))
-            with qtbot.waitSignal(window.runner.screening_refused, timeout=SCREEN_TIMEOUT_MS):
+            with qtbot.waitSignal(window.runner.screening_refused, timeout=SCREEN_TIMEOUT_MS) as refused:
                 window.start_screen()
+            # Handed over without the worker's frames (freed on this thread, they would free it here).
+            assert refused.args[0].__traceback__ is None and refused.args[0].__context__ is None
             box = window.last_message
             assert isinstance(box, QMessageBox) and box.isVisible()
             assert box.detailedText() == ""  # a refusal, not a crash: no traceback to wade through
