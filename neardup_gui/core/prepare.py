@@ -489,10 +489,27 @@ class _Preparer:
         del sets
         table = _prefilter(boiler)
         for b in first:
-            b.boiler_hits = [_hits(h, boiler, False, table) for h in b.hashes]
+            b.boiler_hits = self._set_hits(b.hashes, boiler, table)
             if not self.keep_hashes:
                 b.hashes = []
         return boiler, table
+
+    def _set_hits(self, sets: list[np.ndarray], boiler: np.ndarray, table: np.ndarray) -> list[np.ndarray]:
+        """``_hits`` of each sorted set, in one compiled call when the kernels are in use (the sample
+        of a folder of long drafts: ~14,000 hits a document, 2.6 s in ``searchsorted``)."""
+        kernel = self.kernels
+        if kernel is None or not sets or boiler.size == 0:
+            return [_hits(h, boiler, False, table) for h in sets]
+        bounds = np.zeros(len(sets) + 1, dtype=np.int64)
+        np.cumsum([h.size for h in sets], out=bounds[1:])
+        found = np.empty(int(bounds[-1]), dtype=np.int32)
+        found_bounds = np.empty(len(sets) + 1, dtype=np.int64)
+        joined = np.concatenate(sets).astype(np.uint64, copy=False)
+        kernel.batch_hits(joined, bounds, boiler, table, found, found_bounds)
+        del joined
+        fb = found_bounds.tolist()
+        found = found[: fb[-1]].copy()
+        return [found[fb[i] : fb[i + 1]] if fb[i + 1] > fb[i] else _NO_HITS for i in range(len(sets))]
 
     def _work(
         self, keys: list[int], texts: list[str], full: bool, boiler: Future[tuple[np.ndarray, np.ndarray]] | None
