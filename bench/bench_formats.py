@@ -68,8 +68,7 @@ def _html(text: str) -> bytes:
 
 
 def _pdf(text: str) -> bytes:
-    sys.path.insert(0, str(ROOT / "tests" / "io"))
-    from test_extract import make_pdf  # the tests' writer: the PDFs the extractor is tested on
+    from test_extract import make_pdf  # the tests' writer (tests/io, on the path in make_folders)
 
     lines = [text[i : i + 40] for i in range(0, len(text), 40)]
     return make_pdf([lines[i : i + 40] for i in range(0, len(lines), 40)] or [[]])
@@ -78,6 +77,7 @@ def _pdf(text: str) -> bytes:
 def make_folders(source: Path, out: Path, docs: int) -> None:
     """Write the first ``docs`` articles of ``source`` in every format under ``out/<format>/``."""
     articles = sorted(source.rglob("*.txt"))[:docs]
+    sys.path.insert(0, str(ROOT / "tests" / "io"))  # the PDFs the extractor is tested on
     writers = {"txt": lambda t: t.encode("utf-8"), "docx": _docx, "html": _html, "pdf": _pdf}
     for fmt, write in writers.items():
         folder = out / fmt

@@ -176,12 +176,12 @@ def pauses_cycle_collector(func: Callable[_P, _R]) -> Callable[_P, _R]:
     return paused
 
 
-def human_size(n: int) -> str:
+def human_size(n: int, byte_unit: str = "bytes") -> str:
     """``"512 bytes"``, ``"1.5 MB"``, ``"12.3 GB"`` (1 KB = 1024 bytes): a size or an amount of
-    memory for a message."""
+    memory for a message (``byte_unit``: the word for sizes under 1 KB, e.g. the window's "B")."""
     size = float(n)
-    for unit in ("bytes", "KB", "MB", "GB"):
+    for unit in (byte_unit, "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
-            return f"{int(size)} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+            return f"{int(size)} {unit}" if unit == byte_unit else f"{size:.1f} {unit}"
         size /= 1024
-    return f"{n} bytes"
+    return f"{n} {byte_unit}"

@@ -13,6 +13,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import Qt as QtGui
 
 from neardup_gui.core import records as r
+from neardup_gui.core.memory import human_size
 from neardup_gui.core.progress import STAGE_LABELS
 
 CONTEXT = "neardup"
@@ -203,13 +204,9 @@ def literal_tooltip(text: str | None) -> str | None:
 
 
 def format_size(size: int) -> str:
-    """Bytes as a short human-readable size (1 KB = 1024 bytes)."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
+    """Bytes as a short human-readable size (1 KB = 1024 bytes): the engine's ``human_size`` with
+    the window's "B"."""
+    return human_size(size, byte_unit="B")
 
 
 def format_span(seconds: float) -> str:
