@@ -527,10 +527,12 @@ def _pair_diff_of(segs: list, regs: list, hunks: list, left_unique: list, right_
 @dataclass(frozen=True)
 class VerifyBatch:
     """Pairs packed for ``core._diffkernel.verify_batch`` (``pack_verify``); ``align_verify`` runs
-    it holding no lock (on a helper thread), ``unpack_verify`` reads the result."""
+    it holding no lock (on a helper thread), ``unpack_verify`` reads the result. ``lefts``: each
+    pair's left text among the batch's texts."""
 
     args: tuple
     k: int
+    lefts: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -555,43 +557,61 @@ def pack_verify(
 ) -> VerifyBatch:
     """Pack (left raw text, right raw text, right's sorted shingle hashes) pairs: texts whose
     normalization needs the exact path (combining marks, expansions) are normalized here, the
-    others in the kernel through the lookup table."""
+    others in the kernel through the lookup table.
+
+    A text (or hash array) in several pairs of the batch - the same object - is packed, normalized
+    and sampled for seeds once: each of 20 drafts of a manuscript pairs with the 19 others.
+    """
     n = len(items)
-    raws = [[codepoints(a) for a, _, _ in items], [codepoints(b) for _, b, _ in items]]
-    offsets = np.zeros((n + 1, 2), dtype=np.int64)
-    for side in (0, 1):
-        np.cumsum([r.size for r in raws[side]], out=offsets[1:, side])
-    joined = [np.concatenate(raws[side]) for side in (0, 1)]
+    texts: list[str] = []
+    text_at: dict[int, int] = {}  # id() of a text -> its index (the items hold every text meanwhile)
+    arrays: list[np.ndarray] = []
+    array_at: dict[int, int] = {}
+    pairs = np.zeros((n, 3), dtype=np.int64)
+    for p, (left, right, hashes) in enumerate(items):
+        for col, text in ((0, left), (1, right)):
+            at = text_at.get(id(text))
+            if at is None:
+                at = text_at[id(text)] = len(texts)
+                texts.append(text)
+            pairs[p, col] = at
+        at = array_at.get(id(hashes))
+        if at is None:
+            at = array_at[id(hashes)] = len(arrays)
+            arrays.append(hashes)
+        pairs[p, 2] = at
+    raws = [codepoints(t) for t in texts]
+    toff = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([r.size for r in raws], out=toff[1:])
+    joined = np.concatenate(raws) if raws else np.zeros(0, np.uint32)
     table = lookup_table(options)
-    given = np.zeros((n, 2), dtype=np.uint8)
-    gstart = np.zeros((n, 2), dtype=np.int64)  # where a given text's arrays start and end in gc/gs/ge
-    gend = np.zeros((n, 2), dtype=np.int64)
+    given = np.zeros(len(texts), dtype=np.uint8)
+    gstart = np.zeros(len(texts), dtype=np.int64)  # where a given text's arrays start and end in gc/gs/ge
+    gend = np.zeros(len(texts), dtype=np.int64)
     gparts: list[Normalized] = []
     at = 0
-    for side in (0, 1):
-        vals = table.lookup(joined[side])  # fills in code points not seen before
-        # The texts holding a code point the table cannot map alone (rare): found from where those
-        # are, not by a running count over every code point of the batch (5.7 s of a screen of
-        # 4,000 drafts of 20,000 characters).
-        special = np.flatnonzero(not_by_table(vals))
-        for p in np.unique(np.searchsorted(offsets[1:, side], special, side="right")).tolist():
-            norm = normalize(items[p][side], options)
-            given[p, side] = 1
-            gstart[p, side], gend[p, side] = at, at + len(norm)
-            gparts.append(norm)
-            at += len(norm)
+    vals = table.lookup(joined)  # fills in code points not seen before
+    # The texts holding a code point the table cannot map alone (rare): found from where those
+    # are, not by a running count over every code point of the batch (5.7 s of a screen of
+    # 4,000 drafts of 20,000 characters).
+    special = np.flatnonzero(not_by_table(vals))
+    for t in np.unique(np.searchsorted(toff[1:], special, side="right")).tolist():
+        norm = normalize(texts[t], options)
+        given[t] = 1
+        gstart[t], gend[t] = at, at + len(norm)
+        gparts.append(norm)
+        at += len(norm)
     gc = np.concatenate([g.cps for g in gparts]).astype(np.uint32) if gparts else np.zeros(0, np.uint32)
     gs = np.concatenate([g.starts for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
     ge = np.concatenate([g.ends for g in gparts]).astype(np.int64) if gparts else np.zeros(0, np.int64)
-    hashes = [h for _, _, h in items]
-    hoff = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([h.size for h in hashes], out=hoff[1:])
-    rhash = np.concatenate(hashes).astype(np.uint64, copy=False) if hashes else np.zeros(0, np.uint64)
+    hoff = np.zeros(len(arrays) + 1, dtype=np.int64)
+    np.cumsum([h.size for h in arrays], out=hoff[1:])
+    rhash = np.concatenate(arrays).astype(np.uint64, copy=False) if arrays else np.zeros(0, np.uint64)
     args = (
-        _cps_arg(joined[0]), _cps_arg(joined[1]), offsets, table.values, given, gc, gs, ge, gstart, gend,
+        _cps_arg(joined), toff, table.values, given, gc, gs, ge, gstart, gend, pairs,
         rhash, hoff, k, np.uint64(window_base(k)), limit, k, gap, _budget(timeout),
     )  # fmt: skip
-    return VerifyBatch(args, k)
+    return VerifyBatch(args, k, pairs[:, 0].copy())
 
 
 def align_verify(batch: VerifyBatch) -> tuple[np.ndarray, ...]:
@@ -608,16 +628,20 @@ def unpack_verify(
     of ``strings`` where equal (``records.shared_strings``; a table of its own when None)."""
     strings = {} if strings is None else strings
     counts, *parts = result[:6]
-    lengths, samples, sampled, left_all, left_off = result[6:]
+    lengths, samples, sampled, norm_all, norm_off = result[6:]
     ends = np.cumsum(counts, axis=0)
     starts = ends - counts
     rows = [part.tolist() for part in parts]
     k = batch.k
     out = []
+    left_texts: dict[int, str] = {}
     for p, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
         count = int(sampled[p])
         if count:
-            text = to_text(left_all[left_off[p] : left_off[p + 1]])
+            t = int(batch.lefts[p])
+            text = left_texts.get(t)
+            if text is None:
+                text = left_texts[t] = to_text(norm_all[norm_off[t] : norm_off[t + 1]])
             sample = shared_strings((text[q : q + k] for q in samples[p, :count].tolist()), strings)
         else:
             sample = ()

@@ -90,6 +90,29 @@ def test_anchors_are_equal_text_in_order_and_apart() -> None:
         end_a, end_b = x + n, y + n
 
 
+def test_windows_repeated_in_either_text_are_no_seeds_on_either_path() -> None:
+    # The compiled seeds come from hash tables, the library's from sorting: the same seeds when
+    # passages repeat (a boilerplate paragraph twice in one draft, a line in both three times).
+    rng = random.Random(21)
+    para, line, note = (_text(rng, n, alphabet=300) for n in (800, 60, 500))
+    body, more = _text(rng, 9000, alphabet=300), _text(rng, 4000, alphabet=300)
+    a = body + para + more + para + line * 3 + note  # para and line repeated in a, once in b
+    b = _revised(rng, body + more, replaced=1, edits=40) + para + line + note + note  # note repeated in b
+    ca, cb = codepoints(a), codepoints(b)
+    sa, sb = anchors.seeds(ca, cb)
+    numba_sa, numba_sb = kernel._seeds(np.array(ca), np.array(cb))
+    assert np.array_equal(sa, numba_sa) and np.array_equal(sb, numba_sb)
+    assert sa.size > 100
+    starts = set(sa.tolist())
+    assert not starts & set(range(a.find(note), len(a)))
+    for repeated in (para, line):  # no seed starts inside a repeated passage of a
+        at = a.find(repeated)
+        while at >= 0:
+            assert not starts & set(range(at, at + len(repeated) - anchors.ANCHOR_K + 1))
+            at = a.find(repeated, at + 1)
+    assert compiled(a, b) == library(a, b)
+
+
 def test_seeds_on_one_diagonal_join_and_one_overlapping_the_last_anchor_starts_after_it() -> None:
     k = 24
     sa = np.array([0, 10, 40, 100, 130, 200], dtype=np.int64)

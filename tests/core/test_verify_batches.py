@@ -107,3 +107,50 @@ def test_texts_that_start_or_end_on_the_exact_path_are_normalized_there_in_a_bat
     library, compiled, batches = _both_ways(docs, texts, monkeypatch)
     assert len(compiled.candidates) > 2 * verify.ALIGN_BATCH and batches >= 3
     assert _everything(compiled) == _everything(library)
+
+
+def test_families_of_long_drafts_are_packed_once_a_text_and_align_as_pair_by_pair(monkeypatch) -> None:
+    # An editor who keeps every draft: each draft pairs with every other of its manuscript, so a
+    # batch holds each text in several pairs. Each is packed, normalized and sampled for seeds once;
+    # the anchored alignments (drafts past ANCHOR_FROM together), the hunks and the samples must
+    # still be those of each pair aligned alone. One manuscript's drafts need the exact path.
+    from neardup_gui.core import anchors
+
+    rng = random.Random(12)
+    chars = [chr(0x4E00 + i) for i in range(2000)]
+    texts: dict[str, str] = {}
+    for m in range(3):
+        draft = "".join(rng.choice(chars) + ("。" if rng.random() < 0.05 else "") for _ in range(12_000))
+        if m == 1:
+            draft = "㎡" + draft[:5000] + "cafe\u0301" + draft[5000:]
+        for d in range(6):
+            texts[f"m{m}-draft{d}"] = draft
+            edited = list(draft)
+            for _ in range(8):
+                at = rng.randrange(len(edited))
+                edited[at : at + rng.randrange(1, 5)] = rng.choice(["2024年", "不", "修订", "7%"])
+            draft = "".join(edited)
+    assert all(2 * len(t) > anchors.ANCHOR_FROM for t in texts.values())
+    docs = [
+        Document(doc_id=d, source_id=d, version="v1", path=f"{d}.txt", size=len(t.encode()), mtime=0.0,
+                 sha256=f"{i:064x}", encoding="utf-8", chars=len(t), status="ok", message="")
+        for i, (d, t) in enumerate(sorted(texts.items()))
+    ]  # fmt: skip
+    packed_texts: list[tuple[int, int]] = []
+    real_pack = verify.pack_verify
+
+    def pack(items, *args, **kwargs):
+        batch = real_pack(items, *args, **kwargs)
+        distinct = len({id(a) for a, _, _ in items} | {id(b) for _, b, _ in items})
+        packed_texts.append((batch.args[1].size - 1, distinct))
+        return batch
+
+    monkeypatch.setattr(verify, "pack_verify", pack)
+    library, compiled, batches = _both_ways(docs, texts, monkeypatch)
+
+    assert len(compiled.candidates) == 3 * 15  # every pair of each family
+    assert batches >= 2
+    assert _everything(compiled) == _everything(library)
+    assert sum(bool(c.flags) for c in compiled.candidates) > 10
+    assert packed_texts and all(texts_packed == distinct for texts_packed, distinct in packed_texts)
+    assert sum(n for n, _ in packed_texts) < len(compiled.candidates)  # far fewer texts than pairs' sides
