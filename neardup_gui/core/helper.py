@@ -158,8 +158,10 @@ def _up() -> None:
 def _warm() -> None:
     import neardup_gui.core.pipeline  # noqa: F401 - importing is the point
     from neardup_gui.core.diffspans import load_kernel
+    from neardup_gui.core.methods.containment import load_intersection_kernel
 
     load_kernel()  # the compiled diff, as in the screening process (numba is loaded there)
+    load_intersection_kernel()  # the verified pairs' exact scores
 
 
 def pack_texts(texts: Sequence[str]) -> tuple[bytes, list[int]]:

@@ -39,8 +39,8 @@ from neardup_gui.core.methods.sorting import sort_in_place, stable_argsort
 from neardup_gui.core.progress import GIVING_WAY_SLICE, NULL_PROGRESS, Progress, give_way
 
 __all__ = [
-    "ContainmentMemo", "containment_index", "containment_pairs", "intersection_size", "memo_key", "sampled",
-    "sorted_intersections",
+    "ContainmentMemo", "containment_index", "containment_pairs", "intersection_size", "load_intersection_kernel",
+    "memo_key", "sampled", "sorted_intersections",
 ]  # fmt: skip
 
 # From this many samples in all, the probe rounds and the exact counts run compiled (numba, loaded
@@ -79,6 +79,17 @@ def intersection_size(x: np.ndarray, y: np.ndarray) -> int:
 
 
 _SORT_KERNEL = "neardup_gui.core.methods._sortkernel"
+
+
+def load_intersection_kernel() -> bool:
+    """Load the compiled ``intersection_size`` in this process (the verification helper's warm-up:
+    4,000 drafts of ~20,000 characters spent ~5 s of its time in numpy's searchsorted); False
+    without numba."""
+    module = kernel_module("methods._sortkernel")
+    if module is None:
+        return False
+    module.intersection_count(np.arange(3, dtype=np.uint64), np.arange(1, 4, dtype=np.uint64))
+    return True
 
 
 def _compiled_arg(a: np.ndarray) -> bool:
