@@ -560,6 +560,18 @@ def _where_once(keys, where, v):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _once(pos, vals, keys, where):  # pragma: no cover - compiled
+    """The sampled windows (``pos``, ``vals``) whose hash occurs once, by their ``_once_table``."""
+    keep = np.empty(pos.size, dtype=np.int64)
+    m = 0
+    for j in range(pos.size):
+        if _where_once(keys, where, vals[j]) == pos[j]:
+            keep[m] = j
+            m += 1
+    return pos[keep[:m]], vals[keep[:m]]
+
+
+@njit(cache=True, nogil=True)
 def _seeds(a, b):  # pragma: no cover - compiled
     """``anchors.seeds``: starts of the sampled windows once in each text and equal in both.
 
@@ -570,22 +582,19 @@ def _seeds(a, b):  # pragma: no cover - compiled
     pb, hb = _sampled(b)
     ka, wa = _once_table(pa, ha)
     kb, wb = _once_table(pb, hb)
-    return _seeds_tabled(a, pa, ha, ka, wa, b, kb, wb)
+    pa, ha = _once(pa, ha, ka, wa)
+    return _seeds_tabled(a, pa, ha, b, kb, wb)
 
 
 @njit(cache=True, nogil=True)
-def _seeds_tabled(a, pa, ha, ka, wa, b, kb, wb):  # pragma: no cover - compiled
-    """``_seeds`` from ``a``'s sampled windows (``_sampled``) and both texts' ``_once_table``."""
-    sa = np.empty(min(pa.size, kb.size), dtype=np.int64)
+def _seeds_tabled(a, pa, ha, b, kb, wb):  # pragma: no cover - compiled
+    """``_seeds`` from ``a``'s sampled windows that occur once in it (``_once``, in text order)
+    and ``b``'s ``_once_table``."""
+    sa = np.empty(pa.size, dtype=np.int64)
     sb = np.empty(sa.size, dtype=np.int64)
     m = 0
     for j in range(pa.size):
-        if m == sa.size:
-            break
-        v = ha[j]
-        if _where_once(ka, wa, v) != pa[j]:  # repeated in a
-            continue
-        y = _where_once(kb, wb, v)
+        y = _where_once(kb, wb, ha[j])
         if y >= 0 and _same(a, pa[j], b, y, _ANCHOR_K):
             sa[m], sb[m] = pa[j], y
             m += 1
@@ -877,7 +886,8 @@ def _first_shared(cps, other, k, base, limit, out):  # pragma: no cover - compil
 @njit(cache=True, nogil=True)
 def _seed_tables(ncp, noff, needed):  # pragma: no cover - compiled
     """For each text ``t`` (normalized code points ``ncp[noff[t]:noff[t + 1]]``) where
-    ``needed[t]``: its sampled windows (``_sampled``) and their ``_once_table``, concatenated.
+    ``needed[t]``: its sampled windows that occur once in it (``_once``, in text order) and their
+    ``_once_table``, concatenated.
 
     Returns (positions, hashes, their offsets per text; table keys, positions, their offsets)."""
     t = noff.size - 1
@@ -891,6 +901,7 @@ def _seed_tables(ncp, noff, needed):  # pragma: no cover - compiled
         if needed[i]:
             pos, vals = _sampled(ncp[noff[i] : noff[i + 1]])
             kk, ww = _once_table(pos, vals)
+            pos, vals = _once(pos, vals, kk, ww)
         else:
             pos, vals = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64)
             kk, ww = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
@@ -1007,8 +1018,8 @@ def verify_batch(raw, toff, table, given, gc, gs, ge, gstart, gend, pairs, rhash
             kinds, lens = _diff(lc, rc, left)
         else:
             sa, sb = _seeds_tabled(
-                lc, spos[soff[a] : soff[a + 1]], svals[soff[a] : soff[a + 1]], keys[koff[a] : koff[a + 1]],
-                where[koff[a] : koff[a + 1]], rc, keys[koff[b] : koff[b + 1]], where[koff[b] : koff[b + 1]],
+                lc, spos[soff[a] : soff[a + 1]], svals[soff[a] : soff[a + 1]],
+                rc, keys[koff[b] : koff[b + 1]], where[koff[b] : koff[b + 1]],
             )  # fmt: skip
             kinds, lens = _anchored(lc, rc, left, sa, sb)
         s, g, hk, lu, ru = _alignment_of(kinds, lens, lc, rc, la, ra, ls, le, rs, re, min_len, gap, budget, left)

@@ -146,11 +146,25 @@ def test_families_of_long_drafts_are_packed_once_a_text_and_align_as_pair_by_pai
         return batch
 
     monkeypatch.setattr(verify, "pack_verify", pack)
+    monkeypatch.setattr(verify, "ALIGN_BATCH", 4)  # batches of 8 texts: a family split between two
     library, compiled, batches = _both_ways(docs, texts, monkeypatch)
 
     assert len(compiled.candidates) == 3 * 15  # every pair of each family
-    assert batches >= 2
+    assert batches >= 3 and all(n <= 8 for n, _ in packed_texts)
     assert _everything(compiled) == _everything(library)
     assert sum(bool(c.flags) for c in compiled.candidates) > 10
     assert packed_texts and all(texts_packed == distinct for texts_packed, distinct in packed_texts)
     assert sum(n for n, _ in packed_texts) < len(compiled.candidates)  # far fewer texts than pairs' sides
+
+
+def test_a_batch_takes_pairs_until_it_holds_as_many_texts_as_its_pairs_of_distinct_texts_would() -> None:
+    distinct = [(f"a{n}", f"b{n}") for n in range(100)]
+    assert verify.align_batch_end(distinct) == verify.ALIGN_BATCH
+    assert verify.align_batch_end(distinct, 90) == 100
+    family = [(f"d{i}", f"d{j}") for i in range(30) for j in range(i + 1, 30)]  # 435 pairs of 30 texts
+    assert verify.align_batch_end(family) == verify.ALIGN_BATCH_MOST
+    mixed = family[:10] + distinct
+    end = verify.align_batch_end(mixed)
+    held = {d for pair in mixed[:end] for d in pair}
+    assert len(held) == 2 * verify.ALIGN_BATCH or len(held | set(mixed[end])) > 2 * verify.ALIGN_BATCH
+    assert len(held) <= 2 * verify.ALIGN_BATCH and end > verify.ALIGN_BATCH
