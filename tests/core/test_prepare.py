@@ -242,6 +242,47 @@ def test_boilerplate_hits_are_exact_whatever_the_size_of_the_prefilter(candidate
         assert all(np.array_equal(g, e) for g, e in zip(got, expected))
 
 
+@pytest.mark.parametrize("candidates", [1_500, 300_000])
+def test_a_long_drafts_many_hits_come_sorted_and_once_each_from_the_kernel(candidates) -> None:
+    """A folder of drafts makes most of a long text's windows boilerplate candidates: thousands of
+    hits a document, sorted by radix passes in the kernel (one or two passes as the number of
+    candidates needs). They must be the sorted distinct positions a plain lookup gives."""
+    kernel = prep_mod._prep_kernels()
+    if kernel is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(candidates + 1)
+    values = np.unique(rng.integers(0, 2**64 - 1, candidates, dtype=np.uint64, endpoint=True))
+    table = prep_mod._prefilter(values)
+    docs = [
+        rng.choice(values, 20_000),  # a long draft: nearly every window a candidate, many repeated
+        np.concatenate([rng.choice(values, 600), rng.integers(0, 2**64 - 1, 600, dtype=np.uint64)]),
+        np.concatenate([values[-700:], values[:700]])[::-1].copy(),  # the first and last positions
+        rng.choice(values, 300),  # few: sorted by comparisons
+        np.zeros(0, dtype=np.uint64),
+    ]
+    expected = [np.unique(np.searchsorted(values, d[np.isin(d, values)])).astype(np.int32) for d in docs]
+    assert expected[0].size > 1_000 and expected[2].size == min(1_400, candidates)
+    windows = np.concatenate(docs)
+    bounds = np.cumsum([0, *[d.size for d in docs]]).astype(np.int64)
+    found, found_bounds = np.empty(windows.size, dtype=np.int32), np.empty(len(docs) + 1, dtype=np.int64)
+    kernel.batch_hits(windows, bounds, values, table, found, found_bounds)
+    got = [found[found_bounds[i] : found_bounds[i + 1]] for i in range(len(docs))]
+    assert all(np.array_equal(g, e) for g, e in zip(got, expected))
+
+
+def test_positions_past_two_radix_digits_sort_in_a_third_pass() -> None:
+    kernel = prep_mod._prep_kernels()
+    if kernel is None:
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(7)
+    for top in (2**22 + 5, 2**31 - 1):  # more candidates than two passes of 11 bits can order
+        part = rng.integers(0, top, 3_000).astype(np.int32)
+        part[:50] = part[50:100]  # repeats
+        values = np.concatenate([np.array([9, 9], dtype=np.int32), part, np.array([1], dtype=np.int32)])
+        end = kernel._sort_unique_positions(values, 2, 2 + part.size, np.empty(part.size, dtype=np.int32))
+        assert np.array_equal(values[2:end], np.unique(part)) and values[:2].tolist() == [9, 9]
+
+
 # ---------------------------------------------------------------------------
 # The cache of an earlier run (incremental rescans)
 
