@@ -3,7 +3,8 @@
 ``FilesModel`` (one row per ``Document``, same roles as the candidate model) and ``FilesView`` (a
 summary line, a "not compared only" switch and the table). The model itself leaves out the files that
 were compared when asked: a filter proxy calling Python once per row took 40 ms for 100,000 files on
-every reset, on the GUI thread, whether it filtered or not. Imports PySide6 only.
+every reset, on the GUI thread, whether it filtered or not. Statuses and messages show in the
+interface language; the records keep the engine's English. Imports PySide6 only.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from neardup_gui.core.records import STATUS_OK, Document
 from neardup_gui.ui.keysort import sort_model_rows, sorted_order
+from neardup_gui.ui.file_messages import file_message_text
 from neardup_gui.ui.labels import file_status_label, format_size, literal_tooltip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -55,8 +57,8 @@ class FileColumn(IntEnum):
 
 # The Document field each column shows (sorted as numbers, or as the text casefolded).
 _NUMBER_FIELDS = {FileColumn.SIZE: "size", FileColumn.CHARS: "chars"}
-_TEXT_FIELDS = {FileColumn.PATH: "path", FileColumn.MESSAGE: "message", FileColumn.ENCODING: "encoding",
-                FileColumn.SOURCE: "source_id", FileColumn.VERSION: "version"}  # fmt: skip
+_TEXT_FIELDS = {FileColumn.PATH: "path", FileColumn.ENCODING: "encoding", FileColumn.SOURCE: "source_id",
+                FileColumn.VERSION: "version"}  # fmt: skip
 
 
 class FilesModel(QAbstractTableModel):
@@ -142,12 +144,18 @@ class FilesModel(QAbstractTableModel):
         if role == DOCUMENT_ROLE:
             return d
         if role == Qt.ItemDataRole.ToolTipRole and col in (FileColumn.PATH, FileColumn.MESSAGE):
-            return literal_tooltip(d.message or d.path)
+            return literal_tooltip(self._message_tip(d.message) if d.message else d.path)
         if role == Qt.ItemDataRole.ForegroundRole and col == FileColumn.STATUS and d.status != STATUS_OK:
             return QColor("#A0400A")
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (FileColumn.SIZE, FileColumn.CHARS):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _message_tip(self, message: str) -> str:
+        """The message in the interface language and, when that changed it, as recorded (the
+        manifest, workbook and CSV keep the engine's English)."""
+        said = file_message_text(message)
+        return said if said == message else self.tr("{0}\n\nAs recorded: {1}").format(said, message)
 
     @staticmethod
     def _display(d: Document, col: FileColumn) -> str:
@@ -156,7 +164,7 @@ class FilesModel(QAbstractTableModel):
         if col == FileColumn.STATUS:
             return file_status_label(d.status)
         if col == FileColumn.MESSAGE:
-            return d.message
+            return file_message_text(d.message)
         if col == FileColumn.ENCODING:
             return d.encoding
         if col == FileColumn.SIZE:
@@ -181,6 +189,10 @@ class FilesModel(QAbstractTableModel):
             statuses = list(map(attrgetter("status"), rows))
             labels = {s: file_status_label(s).casefold() for s in set(statuses)}
             return list(map(labels.__getitem__, statuses))
+        if col == FileColumn.MESSAGE:  # as shown: once per distinct message (most files have none)
+            messages = list(map(attrgetter("message"), rows))
+            said = {m: file_message_text(m).casefold() for m in set(messages)}
+            return list(map(said.__getitem__, messages))
         return list(map(str.casefold, map(attrgetter(_TEXT_FIELDS[col]), rows)))
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:

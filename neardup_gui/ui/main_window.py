@@ -41,6 +41,7 @@ from neardup_gui.ui.diff_view import DiffView
 from neardup_gui.ui.evaluation_controller import EvaluationController
 from neardup_gui.ui.files_view import FilesModel, FilesView
 from neardup_gui.ui.history_panel import HistoryPanel
+from neardup_gui.ui.file_messages import file_message_text
 from neardup_gui.ui.labels import refusal_text
 from neardup_gui.ui.overview_controller import OverviewController
 from neardup_gui.ui.params_panel import ParamsPanel
@@ -371,7 +372,7 @@ class MainWindow(QMainWindow):
         )
         self.statusBar().showMessage(self.run_notes.with_scope_summary(summary, outcome.run))
         if outcome.changed_files:
-            changed = "\n".join(f"{path}: {what}" for path, what in outcome.changed_files)
+            changed = "\n".join(f"{path}: {file_message_text(what)}" for path, what in outcome.changed_files)
             self.show_error(
                 self.tr("Files changed during the screen"),
                 self.tr("{0} file(s) changed while they were read; screen again for current results.").format(

@@ -19,7 +19,7 @@
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="+177"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="+178"/>
         <source>(no pattern)</source>
         <translation>（未填写匹配规则）</translation>
     </message>
@@ -44,7 +44,7 @@
         <translation>全部文档对</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+29"/>
         <source>{0} s</source>
         <translation>{0} 秒</translation>
     </message>
@@ -152,7 +152,7 @@
 <context>
     <name>AboutDialog</name>
     <message>
-        <location filename="../../neardup_gui/ui/about_dialog.py" line="+96"/>
+        <location filename="../../neardup_gui/ui/about_dialog.py" line="+95"/>
         <source>About neardup</source>
         <translation>关于 neardup</translation>
     </message>
@@ -1131,7 +1131,7 @@ Results written to: {1}</source>
 <context>
     <name>FilesModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/files_view.py" line="+73"/>
+        <location filename="../../neardup_gui/ui/files_view.py" line="+75"/>
         <source>Path</source>
         <translation>路径</translation>
     </message>
@@ -1170,11 +1170,20 @@ Results written to: {1}</source>
         <source>Version</source>
         <translation>版本</translation>
     </message>
+    <message>
+        <location line="+76"/>
+        <source>{0}
+
+As recorded: {1}</source>
+        <translation>{0}
+
+记录原文：{1}</translation>
+    </message>
 </context>
 <context>
     <name>FilesView</name>
     <message>
-        <location line="+142"/>
+        <location line="+76"/>
         <source>Only files not compared</source>
         <translation>只看未参与比较的文件</translation>
     </message>
@@ -1454,7 +1463,7 @@ Results written to: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+89"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+90"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -2596,9 +2605,393 @@ Results written to: {1}</source>
     </message>
 </context>
 <context>
+    <name>file message</name>
+    <message>
+        <location filename="../../neardup_gui/ui/file_messages.py" line="+71"/>
+        <source>PNG image</source>
+        <translation>PNG 图片</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JPEG image</source>
+        <translation>JPEG 图片</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GIF image</source>
+        <translation>GIF 图片</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PDF document</source>
+        <translation>PDF 文档</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZIP archive (also .docx, .xlsx, .epub)</source>
+        <translation>ZIP 压缩包（.docx、.xlsx、.epub 也是这种格式）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZIP archive (empty)</source>
+        <translation>空的 ZIP 压缩包</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>OLE2 file (old .doc/.xls)</source>
+        <translation>OLE2 文件（旧版 .doc/.xls）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>gzip archive</source>
+        <translation>gzip 压缩包</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>7-Zip archive</source>
+        <translation>7-Zip 压缩包</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RAR archive</source>
+        <translation>RAR 压缩包</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ELF executable</source>
+        <translation>ELF 可执行程序</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SQLite database</source>
+        <translation>SQLite 数据库</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>contains NUL bytes</source>
+        <translation>含有 NUL 字节</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} bytes</source>
+        <translation>{0} 字节</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>folder could not be listed: {0}</source>
+        <translation>无法列出文件夹内容：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>could not be examined: {0}</source>
+        <translation>无法获取文件信息：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hidden folder, not searched</source>
+        <translation>隐藏文件夹，未查找其中的文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hidden file</source>
+        <translation>隐藏文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>symbolic link to {0}, outside the source folder; not followed</source>
+        <translation>符号链接，指向源文件夹以外的 {0}，未按链接读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>symlink loop (the link leads back to itself)</source>
+        <translation>符号链接循环（链接指回自身）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>symlink loop</source>
+        <translation>符号链接循环</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>broken symbolic link (to {0})</source>
+        <translation>失效的符号链接（指向 {0}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>folder excluded by pattern {0}</source>
+        <translation>文件夹被排除规则 {0} 排除</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>excluded by pattern {0}</source>
+        <translation>被排除规则 {0} 排除</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not matched by the include patterns {0}</source>
+        <translation>不符合包含规则 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a regular file (device, pipe or socket)</source>
+        <translation>不是普通文件（设备、管道或套接字）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>listed file not found</source>
+        <translation>文件清单中列出的文件不存在</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>could not be opened: {0}</source>
+        <translation>无法打开：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>could not be read: {0}</source>
+        <translation>无法读取：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}, larger than the limit of {1}; not read</source>
+        <translation>{0}，超过 {1} 的上限，未读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>grew while being read; larger than the limit of {0}; not read</source>
+        <translation>读取期间文件变大，超过 {0} 的上限，未读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>empty file (0 bytes)</source>
+        <translation>空文件（0 字节）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>binary data: {0}</source>
+        <translation>二进制数据：{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not valid UTF-8 ({0}), and GB18030, Big5 and UTF-16 give no plausible text</source>
+        <translation>不是有效的 UTF-8（{0}），按 GB18030、Big5 和 UTF-16 解码也得不到可信的文字</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>byte {0} at byte {1} of {2}</source>
+        <translation>共 {2} 字节，第 {1} 字节为 {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>only a byte-order mark</source>
+        <translation>只有字节顺序标记（BOM）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>only whitespace ({0} characters)</source>
+        <translation>只有空白（{0} 个字符）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>file name is not valid UTF-8 (bytes shown as \xNN)</source>
+        <translation>文件名不是有效的 UTF-8（无法识别的字节显示为 \xNN）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not a valid .docx file: its part {0} is missing</source>
+        <translation>不是有效的 .docx 文件：缺少组成部分 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .docx file: it has no main document part</source>
+        <translation>不是有效的 .docx 文件：没有主文档部分</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .docx file: its main part has no content type</source>
+        <translation>不是有效的 .docx 文件：主文档部分没有内容类型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .docx file: its main part is {0}</source>
+        <translation>不是有效的 .docx 文件：主文档部分的类型是 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .docx file: it is a {0}</source>
+        <translation>不是有效的 .docx 文件：它其实是 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .docx file: it is not a ZIP package</source>
+        <translation>不是有效的 .docx 文件：不是 ZIP 包</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unpacks to {0} MB, over the limit of {1} MB for a .docx file; not read</source>
+        <translation>解压后为 {0} MB，超过 .docx 文件 {1} MB 的上限，未读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the document contains no text</source>
+        <translation>文档中没有文字</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>declared charset {0} does not decode the page</source>
+        <translation>网页声明的字符集 {0} 无法解码网页内容</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>declared charset {0} is unknown</source>
+        <translation>网页声明的字符集 {0} 无法识别</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>read as {0}</source>
+        <translation>已按 {0} 读取</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the page contains only whitespace</source>
+        <translation>网页只有空白</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the page could not be parsed: {0}</source>
+        <translation>无法解析网页：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the page has no main text (only markup or navigation)</source>
+        <translation>网页没有正文（只有标记或导航）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not a valid PDF file: it is a {0}</source>
+        <translation>不是有效的 PDF 文件：它其实是 {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid PDF file: it has no PDF header</source>
+        <translation>不是有效的 PDF 文件：没有 PDF 文件头</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid PDF file: {0}</source>
+        <translation>不是有效的 PDF 文件：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the PDF is protected by a password; its text cannot be read</source>
+        <translation>PDF 设有密码保护，无法读取其中的文字</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the PDF has no pages</source>
+        <translation>PDF 没有任何页面</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a readable PDF: none of its {0} page(s) has text</source>
+        <translation>无法读取的 PDF：全部 {0} 页都没有文字</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no text layer: none of its {0} page(s) has text (a scan or images?); text recognition (OCR) is not done</source>
+        <translation>没有文字层：全部 {0} 页都没有文字（是扫描件或图片？）；本程序不做文字识别（OCR）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the text layer does not map to readable characters (fonts without a Unicode map)</source>
+        <translation>文字层无法转换为可读的字符（字体缺少 Unicode 映射）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} of {1} pages have no text (page {2})</source>
+        <translation>{1} 页中有 {0} 页没有文字（第 {2} 页）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} and {1} more</source>
+        <translation>{0} 页及另外 {1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>page {0}: {1}</source>
+        <translation>第 {0} 页：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the {0} extractor needs {1}: {2}</source>
+        <translation>提取 {0} 文件的文字需要 {1}：{2}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a valid .{0} file: {1}</source>
+        <translation>不是有效的 .{0} 文件：{1}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no text</source>
+        <translation>没有文字</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no text (null in the table)</source>
+        <translation>没有文字（表中为空值）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>empty text</source>
+        <translation>文字为空</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>normalized text shorter than k={0} characters; not compared</source>
+        <translation>标准化后的文字短于分片长度 k={0} 个字符，未参与比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>missing</source>
+        <translation>文件已不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot be examined: {0}</source>
+        <translation>无法获取文件信息：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot be read: {0}</source>
+        <translation>无法读取：{0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>size {0} -&gt; {1}</source>
+        <translation>大小由 {0} 字节变为 {1} 字节</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>modification time changed</source>
+        <translation>修改时间已改变</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>content changed (SHA-256)</source>
+        <translation>内容已改变（SHA-256 不同）</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>; </source>
+        <comment>between the parts of a file&apos;s message</comment>
+        <translation>；</translation>
+    </message>
+</context>
+<context>
     <name>neardup</name>
     <message>
-        <location filename="../../neardup_gui/ui/labels.py" line="-237"/>
+        <location filename="../../neardup_gui/ui/labels.py" line="-233"/>
         <source>Pending · 待审</source>
         <translation>待审</translation>
     </message>

@@ -69,3 +69,75 @@ def test_the_current_row_follows_its_file_when_sorted(qapp) -> None:
     for column in (FileColumn.SIZE, FileColumn.PATH, FileColumn.STATUS):
         model.sort(column, Qt.SortOrder.DescendingOrder)
         assert model.document(held.row()) is chosen and held.column() == FileColumn.PATH
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The window in Chinese (as chosen in Preferences), English again afterwards."""
+    from neardup_gui.ui.i18n import install_language
+
+    assert install_language(qapp, "zh_CN") == "zh_CN"
+    yield
+    install_language(qapp, "en")
+
+
+def _screened_folder_of_problems(make_window, qtbot, tmp_path):
+    """A window that screened a folder with two texts, an empty, a binary and an undecodable file."""
+    from ui_factories import SCREEN_TIMEOUT_MS
+
+    source = tmp_path / "稿件"
+    source.mkdir()
+    (source / "甲.txt").write_text("这是一篇用来比较的正常稿件，内容足够长，可以参与比较。" * 4, encoding="utf-8")
+    (source / "乙.txt").write_text("这是一篇用来比较的正常稿件，内容足够长，可以参与对照。" * 4, encoding="utf-8")
+    (source / "空.txt").write_bytes(b"")
+    (source / "图片.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
+    (source / "乱码.txt").write_bytes(b"abc \xff\xfe\xfd def \x80\xff")
+    window = make_window(source)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    return window
+
+
+def test_the_files_tab_says_why_in_chinese_and_keeps_the_record_in_english(
+    chinese, make_window, qtbot, tmp_path
+) -> None:
+    from neardup_gui.ui.file_messages import file_message_text
+
+    window = _screened_folder_of_problems(make_window, qtbot, tmp_path)
+    view = window.files_view.table.model()  # what the table shows (the proxy)
+    rows = {view.index(r, FileColumn.PATH).data(): r for r in range(view.rowCount())}
+    why = {path: view.index(r, FileColumn.MESSAGE).data() for path, r in rows.items()}
+    assert why["空.txt"] == "空文件（0 字节）"
+    assert why["图片.txt"] == "二进制数据：PNG 图片"
+    assert why["乱码.txt"].startswith("不是有效的 UTF-8（") and "0xFF" in why["乱码.txt"]
+    assert "GB18030、Big5 和 UTF-16" in why["乱码.txt"]
+    assert why["甲.txt"] == why["乙.txt"] == ""
+    # The record stays the engine's English; the tooltip shows both.
+    recorded = {d.path: d.message for d in window.outcome.documents}
+    assert recorded["空.txt"] == "empty file (0 bytes)" and recorded["图片.txt"] == "binary data: PNG image"
+    tip = view.index(rows["图片.txt"], FileColumn.MESSAGE).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "二进制数据：PNG 图片\n\n记录原文：binary data: PNG image"
+    assert view.index(rows["甲.txt"], FileColumn.MESSAGE).data(Qt.ItemDataRole.ToolTipRole) == "甲.txt"
+    # Sorted by the words shown, with the files not compared only.
+    window.files_view.problems_only.setChecked(True)
+    window.files_view.table.sortByColumn(FileColumn.MESSAGE, Qt.SortOrder.AscendingOrder)
+    shown = [view.index(r, FileColumn.MESSAGE).data() for r in range(view.rowCount())]
+    assert len(shown) == 3 and shown == sorted(shown, key=str.casefold)
+    assert shown == sorted(file_message_text(recorded[p]) for p in ("空.txt", "图片.txt", "乱码.txt"))
+
+
+def test_files_that_changed_during_the_screen_are_listed_with_chinese_reasons(
+    chinese, make_window, qtbot, tmp_path
+) -> None:
+    from dataclasses import replace
+
+    window = _screened_folder_of_problems(make_window, qtbot, tmp_path)
+    # A change while the files were read cannot be timed from here: the screen's end is told so.
+    changed = (("甲.txt", "size 120 -> 98; modification time changed; content changed (SHA-256)"), ("乙.txt", "missing"))
+    window.workspaces.screened_ready.emit(replace(window.outcome, changed_files=changed))
+    box = window.last_message
+    assert box is not None and box.windowTitle() == "筛查期间文件有改动"
+    assert box.detailedText().splitlines() == [
+        "甲.txt: 大小由 120 字节变为 98 字节；修改时间已改变；内容已改变（SHA-256 不同）",
+        "乙.txt: 文件已不存在",
+    ]
