@@ -11,6 +11,7 @@ import pytest
 from neardup_gui.core import prepare as prep_mod
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.flags import TemplateIndex
+from neardup_gui.core.memory import bounded_runs
 from neardup_gui.core.methods.containment import sampled
 from neardup_gui.core.methods.minhash_lsh import signatures
 from neardup_gui.core.pipeline import LazyHashes, screen
@@ -499,20 +500,27 @@ def test_texts_dropped_once_queued_are_freed_batch_by_batch_while_the_others_are
     assert len(freed) == len(ids)
 
 
-def test_boilerplate_counts_are_made_a_slice_of_documents_at_a_time_and_count_each_text_once(monkeypatch) -> None:
-    from neardup_gui.core import progress as progress_mod
-
+@pytest.mark.parametrize("most_hits", [1 << 20, 40])
+def test_boilerplate_counts_are_made_a_run_of_documents_at_a_time_and_count_each_text_once(monkeypatch,
+                                                                                          most_hits) -> None:
+    # Runs of at most GIVING_WAY_SLICE documents and _COUNT_HITS hits (long drafts hold thousands
+    # each), giving way before each.
     rng = np.random.default_rng(4)
     values = np.arange(50, dtype=np.uint64)
     hits = [np.unique(rng.integers(0, 50, int(n))).astype(np.int32) for n in rng.integers(0, 30, 20)]
     digests = [bytes([i % 7]) * 16 for i in range(20)]  # 7 distinct texts: copies count once
     calls: list[int] = []
-    monkeypatch.setattr(progress_mod, "give_way", lambda: calls.append(1))
+    monkeypatch.setattr(prep_mod, "give_way", lambda: calls.append(1))
     monkeypatch.setattr(prep_mod, "GIVING_WAY_SLICE", 3)
+    monkeypatch.setattr(prep_mod, "_COUNT_HITS", most_hits)
     got = prep_mod._boiler_counts(values, digests, hits)
     expected = np.zeros(50, dtype=np.int64)
     for i in range(7):  # each text's first document
         expected[hits[i]] += 1
     assert got.documents == 7 and np.array_equal(got.counts, expected)
-    counted = sum(1 for i in range(7) if hits[i].size)
-    assert len(calls) == -(-counted // 3) + 1  # before each slice of three, and before finding the end
+    counted = [hits[i].size for i in range(7) if hits[i].size]
+    by_documents = -(-len(counted) // 3)  # runs of three documents
+    if most_hits > sum(counted):
+        assert len(calls) == by_documents
+    else:  # fewer hits a run: more runs, each within the bound unless one document alone passes it
+        assert len(calls) == len(list(bounded_runs(counted, 3, int, most_hits))) > by_documents

@@ -363,6 +363,25 @@ def test_pairs_taken_over_are_stored_as_read_and_changed_ones_afresh(folder, tmp
     assert stored.pairs == {(by_id[c.left].sha256, by_id[c.right].sha256): c for c in renamed.candidates}
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 20])
+def test_the_pairs_lines_read_a_chunk_at_a_time_are_the_lines_written(folder, tmp_path, monkeypatch, chunk) -> None:
+    # The verified pairs are read back in chunks (a line may start in one and end in the next, or
+    # a chunk hold only part of a line): the same pairs as split whole, whatever the chunk size.
+    from neardup_gui.io import prepcache
+    from neardup_gui.io.prepcache import load_pairs
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS.with_(all_scores="never"), out_dir=out)
+    with np.load(out / CACHE_FILE) as z:
+        whole = z["pairs_json"].tobytes().split(b"\n")
+    assert len(whole) > 3 and max(map(len, whole)) > 64
+    monkeypatch.setattr(prepcache, "_LINES_CHUNK", chunk)
+    assert list(prepcache._lines(np.frombuffer(b"\n".join(whole), dtype=np.uint8))) == whole
+    stored = load_pairs(out)
+    assert stored is not None and list(stored.lines.values()) == whole[1:]
+    assert list(prepcache._lines(np.frombuffer(b"one\n\nthree\n", dtype=np.uint8))) == [b"one", b"", b"three", b""]
+
+
 @pytest.mark.parametrize("per_write", [2, 4096])
 def test_arrays_written_part_by_part_read_back_as_numpy_savez_writes_them(tmp_path, monkeypatch, per_write) -> None:
     # The cache's samples and hits go into the file a few thousand documents at a time (no joined copy
