@@ -29,6 +29,10 @@ that makes a candidate is lowered until a hash in 3 % of the documents is missed
 sample in a billion (700 sampled or more), but not below 3 (``_candidate_count``: with 320 sampled,
 a hash in 3 % is missed in 35 samples in 10,000, one in 5 % in 12 in a million; the counts of the
 candidates stay exact).
+When the first sample gives very many candidates (long texts each sampled beside near copies of
+itself: every draft of a manuscript kept), a second sample as large, spread over the other
+documents, is prepared next; the candidates both samples together hold in ``_candidate_count``
+of their documents stay, and only those are looked for in the rest (``_Preparer._keep_likely``).
 Batches are bounded by characters as well as documents (``BATCH_CHARS``).
 
 Batches of documents run on two threads. From ``_COMPILED_MIN_CHARS`` characters, or at any size once
@@ -90,6 +94,9 @@ TEMPLATE_MIN_SHARE = 0.05
 # INCREMENTAL_MAX_SHARE of the documents cannot create boilerplate outside the candidates.
 LOW_SHARE = 0.25 * TEMPLATE_MIN_SHARE
 INCREMENTAL_MAX_SHARE = 0.02
+# From this many boilerplate candidates in the first sample, a second one decides which stay
+# (``_Preparer._keep_likely``): 100,000 articles give ~530, long drafts beside each other millions.
+SECOND_SAMPLE_FROM = 100_000
 CACHE_VERSION = 2  # 2: the digest of a normalized text no longer BLAKE2b (exact.normalized_digests)
 # Above this many characters in all, signatures use the compiled kernel (its start-up then pays).
 # Once the kernels have run in this process (a warm-up, a large prepare), every prepare uses them:
@@ -240,6 +247,8 @@ class _Batch:
     # Finds ``boiler_hits`` given the boilerplate candidates and their prefilter, when the batch was
     # done before the candidates were chosen (``_Preparer.collect`` calls it; None otherwise).
     find_hits: Callable[[np.ndarray, np.ndarray], list[np.ndarray]] | None = None
+    # The candidates (and prefilter) ``find_hits`` and ``boiler_hits`` are for.
+    hits_from: Future[tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def cache_key(params: ScreenParams) -> str:
@@ -372,9 +381,18 @@ def prepare(
             # The sample first, with full sets: it chooses the hashes that may be boilerplate.
             sample = _template_sample([len(texts[d]) for d in doc_ids])
             work.submit_all([(p, texts[doc_ids[p]]) for p in sample])
-            work.end_sample(whole=len(sample) == total)
             sample_set = set(sample)
-            work.submit_all([(p, texts[doc_ids[p]]) for p in range(total) if p not in sample_set])
+            rest = [p for p in range(total) if p not in sample_set]
+            if rest:  # a second sample next, in case the first gives many candidates
+                second = _spread(rest, len(sample))
+                work.start_second()
+                work.submit_all([(p, texts[doc_ids[p]]) for p in second])
+                work.end_second(whole=len(sample) + len(second) == total)
+                second_set = set(second)
+                rest = [p for p in rest if p not in second_set]
+            else:
+                work.end_sample(whole=True)
+            work.submit_all([(p, texts[doc_ids[p]]) for p in rest])
         if queued is not None:
             queued()
         work.collect(located, len(reuse), total)
@@ -420,6 +438,12 @@ class _Preparer:
         self.pending: list[Future[_Batch]] = []
         self.sample: list[Future[_Batch]] | None = []  # None once the boilerplate task is queued
         self._boiler: Future[tuple[np.ndarray, np.ndarray]] | None = None
+        # The second sample (``end_second``): its batches, then the task that keeps the candidates
+        # both samples together hold often enough, and how their positions moved (None: all kept).
+        self.second: list[Future[_Batch]] | None = None
+        self._first: list[Future[_Batch]] = []
+        self._final: Future[tuple[np.ndarray, np.ndarray]] | None = None
+        self._moved: np.ndarray | None = None
 
     def submit(self, keys: list[int], texts: list[str]) -> None:
         """Queue one batch (``keys`` name its documents in ``collect``)."""
@@ -427,7 +451,9 @@ class _Preparer:
             future = self.pool.submit(self._work, keys, texts, True, None)
             self.sample.append(future)
         else:
-            future = self.pool.submit(self._work, keys, texts, self.keep_hashes, self._boiler)
+            future = self.pool.submit(self._work, keys, texts, self.keep_hashes, self._final or self._boiler)
+            if self.second is not None:
+                self.second.append(future)
         self.pending.append(future)
 
     def submit_all(self, items: Sequence[tuple[int, str]]) -> None:
@@ -439,7 +465,20 @@ class _Preparer:
         every document."""
         if self.sample is not None:
             self._boiler = self.pool.submit(self._choose_boiler, self.sample, whole)
-            self.sample = None
+            self._first, self.sample = self.sample, None
+
+    def start_second(self) -> None:
+        """The batches queued next, until ``end_second``, are a second sample: with the first it
+        decides which of many candidates stay (``_keep_likely``)."""
+        self.end_sample(whole=False)
+        self.second = []
+
+    def end_second(self, whole: bool) -> None:
+        """Every document of the second sample is queued (``whole``: the two samples are every
+        document): queue the task that keeps the candidates, which later batches wait for."""
+        if self.second is not None:
+            self._final = self.pool.submit(self._keep_likely, self._first, self.second, whole)
+            self.second = None
 
     def known_boiler(self, boiler: np.ndarray) -> None:
         """Take the candidate boilerplate hashes from an earlier run instead of a sample."""
@@ -449,19 +488,25 @@ class _Preparer:
 
     def boiler(self) -> np.ndarray:
         self.end_sample()
-        assert self._boiler is not None
-        return self._boiler.result()[0]
+        chosen = self._final or self._boiler
+        assert chosen is not None
+        return chosen.result()[0]
 
     def collect(self, located: dict[int, tuple[_Batch, int]], done: int, total: int) -> None:
         """Wait for every batch; ``located[key] = (batch, index in it)``. Reports ``normalize``."""
         self.end_sample()
         progress = self.progress
         progress.report("normalize", done, total)
+        sampled = {id(f) for f in self._first}
         for n, future in enumerate(self.pending):
             batch = future.result()
+            if self._final is not None and (id(future) in sampled or batch.hits_from is self._boiler):
+                self._final.result()  # it finds the samples' hits on the first candidates itself
+                if self._moved is not None:
+                    batch.boiler_hits = [_moved_hits(h, self._moved) for h in batch.boiler_hits or ()]
             if batch.find_hits is not None:  # done before the boilerplate candidates were chosen
-                assert self._boiler is not None
-                batch.boiler_hits = batch.find_hits(*self._boiler.result())
+                assert batch.hits_from is not None
+                batch.boiler_hits = batch.find_hits(*batch.hits_from.result())
                 batch.find_hits = None
             for i, key in enumerate(batch.keys):
                 located[key] = (batch, i)
@@ -471,6 +516,8 @@ class _Preparer:
             progress.report("normalize", done, total)
         assert self._boiler is not None
         self._boiler.result()  # its errors too
+        if self._final is not None:
+            self._final.result()
         self.pending = []
 
     def close(self) -> None:
@@ -493,6 +540,42 @@ class _Preparer:
             if not self.keep_hashes:
                 b.hashes = []
         return boiler, table
+
+    def _keep_likely(
+        self, first: list[Future[_Batch]], second: list[Future[_Batch]], whole: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates that stay after the second sample, and their prefilter.
+
+        A first sample of long texts, each beside near copies of itself (every draft of a
+        manuscript kept), makes most of their shingles candidates: 2.6 million for 4,000 drafts,
+        ~14,000 hits a document to find, count and keep in the cache. With more than
+        ``SECOND_SAMPLE_FROM`` of them, the candidates both samples hold in ``_candidate_count``
+        of their documents stay (a hash in 3 % of all documents is missed by either sample with a
+        chance of at most one in a billion) and the samples' hits are moved to their positions
+        among those (``_moved``); fewer are all kept at once, without waiting for the second."""
+        values, table = self._boiler_result()
+        if values.size <= SECOND_SAMPLE_FROM:
+            return values, table
+        batches = [f.result() for f in first] + [f.result() for f in second]
+        for b in batches:
+            self.progress.check()
+            if b.find_hits is not None:  # done before the first candidates were chosen
+                b.boiler_hits = b.find_hits(values, table)
+                b.find_hits = None
+        digests = [d for b in batches for d in b.digests]
+        hits = [h for b in batches for h in (b.boiler_hits or ())]
+        counted = _boiler_counts(values, digests, hits)
+        distinct = len({d for d in digests if d})
+        keep = counted.counts >= _candidate_count(distinct, whole)
+        if keep.all():
+            return values, table
+        self._moved = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int32)
+        kept = values[keep]
+        return kept, _prefilter(kept)
+
+    def _boiler_result(self) -> tuple[np.ndarray, np.ndarray]:
+        assert self._boiler is not None
+        return self._boiler.result()
 
     def _set_hits(self, sets: list[np.ndarray], boiler: np.ndarray, table: np.ndarray) -> list[np.ndarray]:
         """``_hits`` of each sorted set, in one compiled call when the kernels are in use (the sample
@@ -630,6 +713,7 @@ def _hits_now_or_later(batch: _Batch, boiler: Future[tuple[np.ndarray, np.ndarra
     ``find_hits`` to ``collect``, so that no thread sits waiting for the sample's end (the batch
     keeps its window hashes meanwhile)."""
     assert batch.find_hits is not None
+    batch.hits_from = boiler
     if boiler.done():
         batch.boiler_hits = batch.find_hits(*boiler.result())
         batch.find_hits = None
@@ -801,6 +885,14 @@ def _batches(items: Sequence[tuple[int, str]]) -> Iterator[Sequence[tuple[int, s
     return bounded_runs(items, BATCH, lambda item: len(item[1]), BATCH_CHARS)
 
 
+def _spread(positions: Sequence[int], size: int) -> list[int]:
+    """An even spread of at most ``size`` of ``positions`` (in order)."""
+    n = len(positions)
+    if size >= n:
+        return list(positions)
+    return [positions[(i * n) // size] for i in range(size)]
+
+
 def _template_sample(lengths: Sequence[int]) -> list[int]:
     """Positions prepared first (``lengths``: each document's characters): all of them up to
     ``TEMPLATE_SAMPLE`` documents and ``TEMPLATE_SAMPLE_CHARS`` characters, else an even spread of
@@ -896,6 +988,16 @@ def _hits(hashes: np.ndarray, candidates: np.ndarray, unique: bool = False, tabl
     idx[idx >= candidates.size] = 0
     found = idx[candidates[idx] == hashes].astype(np.int32)
     return np.unique(found) if unique and found.size > 1 else found
+
+
+def _moved_hits(hits: np.ndarray, moved: np.ndarray) -> np.ndarray:
+    """Positions among the first candidates -> positions among those kept (``moved[i]``: -1 when
+    candidate ``i`` was dropped); sorted as they were."""
+    if hits.size == 0:
+        return hits
+    now = moved[hits]
+    now = now[now >= 0]
+    return now if now.size else _NO_HITS
 
 
 def _in_sample(hashes: np.ndarray, sample: int) -> np.ndarray:

@@ -336,6 +336,63 @@ def test_a_rescan_with_one_percent_changed_equals_a_fresh_screen(monkeypatch, sa
     _same(again, fresh)
 
 
+def _families(families: int = 25, drafts: int = 16, seed: int = 6) -> dict[str, str]:
+    """Every manuscript kept as ``drafts`` successive drafts (a few characters edited in each), and
+    a shared header in two fifths of them: a family is 4 % of the folder, the header 40 %."""
+    rng = random.Random(seed)
+    texts: dict[str, str] = {}
+    for m in range(families):
+        draft = _text(rng, 500)
+        for d in range(drafts):
+            chars = list(draft)
+            for _ in range(3):
+                chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(2500))
+            draft = "".join(chars)
+            texts[f"m{m:02d}-d{d:02d}"] = (HEADER if (m * drafts + d) % 5 < 2 else "") + draft
+    return texts
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_second_sample_drops_the_candidates_of_families_of_drafts_and_counts_stay_exact(monkeypatch,
+                                                                                          compiled) -> None:
+    # The first sample (a quarter of the folder) holds 4 drafts of every family: each family's
+    # shingles reach the count that makes a candidate. With the second sample the count asked is
+    # larger (as ``_candidate_count`` gives for more documents; here set so that a folder of 400
+    # shows it) and only the header's stay; the template, every document's hits and a rescan
+    # are those of counting every candidate of the first sample.
+    if compiled and prep_mod._prep_kernels() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(prep_mod, "_kernels_warm", compiled)
+    texts = _families()
+    ids = sorted(texts)
+    lengths = [len(texts[d]) for d in ids]
+    monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE_CHARS", sum(lengths) // 4)
+    assert len(prep_mod._template_sample(lengths)) == 100
+    real_count = prep_mod._candidate_count
+    monkeypatch.setattr(prep_mod, "_candidate_count", lambda n, whole=False: 3 if n <= 100 else 20)
+    monkeypatch.setattr(prep_mod, "SECOND_SAMPLE_FROM", 10**9)
+    every = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+    monkeypatch.setattr(prep_mod, "SECOND_SAMPLE_FROM", 1_000)
+    kept = prepare(ids, texts, PARAMS, keep_hashes=False, keys=_keys(texts))
+
+    assert every.boiler.size > 10_000 and 0 < kept.boiler.size < every.boiler.size // 20
+    assert np.isin(kept.boiler, every.boiler).all()
+    _same(kept, every)
+    assert kept.template.boilerplate.size > 20  # the header
+    for i in range(len(kept)):  # each document's hits: its hashes among the kept candidates
+        mine = sh.shingle_set(_norm(texts[kept.doc_ids[i]]), PARAMS.k)
+        assert np.array_equal(kept.boiler[kept.boiler_hits[i]], np.intersect1d(mine, kept.boiler))
+    assert kept.cache is not None and np.array_equal(kept.cache.boiler, kept.boiler)
+
+    changed = dict(texts)
+    changed["m03-d05"] = _text(random.Random(3), 500)
+    again = prepare(ids, changed, PARAMS, keep_hashes=False, keys=_keys(changed), cache=kept.cache)
+    monkeypatch.setattr(prep_mod, "_candidate_count", real_count)
+    fresh = prepare(ids, changed, PARAMS, keep_hashes=False)
+    assert again.reused == len(ids) - 1
+    _same(again, fresh)
+
+
 def test_boilerplate_born_in_the_changed_documents_is_still_counted_exactly(monkeypatch) -> None:
     monkeypatch.setattr(prep_mod, "TEMPLATE_SAMPLE", 64)
     rng = random.Random(4)
