@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from neardup_gui.core.records import STATUS_OK, Document
-from neardup_gui.ui.keysort import sort_model_rows, sorted_order
 from neardup_gui.ui.file_messages import file_message_text
+from neardup_gui.ui.keysort import sort_model_rows, sorted_order
 from neardup_gui.ui.labels import file_status_label, format_size, literal_tooltip
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -266,5 +266,7 @@ class FilesView(QWidget):
         if not total:
             self.summary.setText(self.tr("No files yet: choose a source folder and screen it."))
             return
-        parts = [f"{file_status_label(s)}: {n}" for s, n in sorted(counts.items(), key=lambda kv: -kv[1])]
-        self.summary.setText(self.tr("{0} files. {1}").format(total, "; ".join(parts)))
+        each = self.tr("{0}: {1}", "a file status and how many files have it")
+        parts = [each.format(file_status_label(s), f"{n:,}") for s, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+        joined = self.tr("; ", "between the file statuses of the summary").join(parts)
+        self.summary.setText(self.tr("{0} files. {1}").format(f"{total:,}", joined))

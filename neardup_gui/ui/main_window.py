@@ -39,9 +39,9 @@ from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
 from neardup_gui.ui.diff_view import DiffView
 from neardup_gui.ui.evaluation_controller import EvaluationController
+from neardup_gui.ui.file_messages import file_message_text
 from neardup_gui.ui.files_view import FilesModel, FilesView
 from neardup_gui.ui.history_panel import HistoryPanel
-from neardup_gui.ui.file_messages import file_message_text
 from neardup_gui.ui.labels import refusal_text
 from neardup_gui.ui.overview_controller import OverviewController
 from neardup_gui.ui.params_panel import ParamsPanel

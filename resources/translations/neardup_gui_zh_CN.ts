@@ -1193,7 +1193,19 @@ As recorded: {1}</source>
         <translation>还没有文件：请选择源文件夹并进行筛查。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
+        <source>{0}: {1}</source>
+        <comment>a file status and how many files have it</comment>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>; </source>
+        <comment>between the file statuses of the summary</comment>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>{0} files. {1}</source>
         <translation>{0} 个文件。{1}</translation>
     </message>

@@ -112,6 +112,9 @@ def test_the_files_tab_says_why_in_chinese_and_keeps_the_record_in_english(
     assert why["乱码.txt"].startswith("不是有效的 UTF-8（") and "0xFF" in why["乱码.txt"]
     assert "GB18030、Big5 和 UTF-16" in why["乱码.txt"]
     assert why["甲.txt"] == why["乙.txt"] == ""
+    summary = window.files_view.summary.text()  # Chinese punctuation between the statuses too
+    assert summary.startswith("5 个文件。") and "：" in summary and "；" in summary
+    assert ";" not in summary and ": " not in summary
     # The record stays the engine's English; the tooltip shows both.
     recorded = {d.path: d.message for d in window.outcome.documents}
     assert recorded["空.txt"] == "empty file (0 bytes)" and recorded["图片.txt"] == "binary data: PNG image"
