@@ -884,6 +884,16 @@ def _first_shared(cps, other, k, base, limit, out):  # pragma: no cover - compil
 
 
 @njit(cache=True, nogil=True)
+def _room(a, need, used):  # pragma: no cover - compiled
+    """``a``, or a copy of its first ``used`` values with room for ``need`` (at least doubled)."""
+    if need <= a.size:
+        return a
+    grown = np.empty(max(need, 2 * a.size), dtype=a.dtype)
+    grown[:used] = a[:used]
+    return grown
+
+
+@njit(cache=True, nogil=True)
 def _seed_tables(ncp, noff, needed):  # pragma: no cover - compiled
     """For each text ``t`` (normalized code points ``ncp[noff[t]:noff[t + 1]]``) where
     ``needed[t]``: its sampled windows that occur once in it (``_once``, in text order) and their
@@ -907,20 +917,8 @@ def _seed_tables(ncp, noff, needed):  # pragma: no cover - compiled
             kk, ww = np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
         soff[i + 1] = soff[i] + pos.size
         koff[i + 1] = koff[i] + kk.size
-        if soff[i + 1] > spos.size:
-            grown = np.empty(max(soff[i + 1], 2 * spos.size), dtype=np.int64)
-            grown[: soff[i]] = spos[: soff[i]]
-            spos = grown
-            grown_v = np.empty(grown.size, dtype=np.uint64)
-            grown_v[: soff[i]] = svals[: soff[i]]
-            svals = grown_v
-        if koff[i + 1] > keys.size:
-            grown_k = np.empty(max(koff[i + 1], 2 * keys.size), dtype=np.uint64)
-            grown_k[: koff[i]] = keys[: koff[i]]
-            keys = grown_k
-            grown_w = np.empty(grown_k.size, dtype=np.int64)
-            grown_w[: koff[i]] = where[: koff[i]]
-            where = grown_w
+        spos, svals = _room(spos, soff[i + 1], soff[i]), _room(svals, soff[i + 1], soff[i])
+        keys, where = _room(keys, koff[i + 1], koff[i]), _room(where, koff[i + 1], koff[i])
         spos[soff[i] : soff[i + 1]] = pos
         svals[soff[i] : soff[i + 1]] = vals
         keys[koff[i] : koff[i + 1]] = kk

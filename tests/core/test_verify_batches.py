@@ -109,7 +109,15 @@ def test_texts_that_start_or_end_on_the_exact_path_are_normalized_there_in_a_bat
     assert _everything(compiled) == _everything(library)
 
 
-def test_families_of_long_drafts_are_packed_once_a_text_and_align_as_pair_by_pair(monkeypatch) -> None:
+class _ReadAnew(dict):
+    """Texts that come back as a new object at every access (as a text read again from its file)."""
+
+    def __getitem__(self, key: str) -> str:
+        return "".join(list(super().__getitem__(key)))
+
+
+@pytest.mark.parametrize("read_anew", [False, True])
+def test_families_of_long_drafts_are_packed_once_a_text_and_align_as_pair_by_pair(monkeypatch, read_anew) -> None:
     # An editor who keeps every draft: each draft pairs with every other of its manuscript, so a
     # batch holds each text in several pairs. Each is packed, normalized and sampled for seeds once;
     # the anchored alignments (drafts past ANCHOR_FROM together), the hunks and the samples must
@@ -147,6 +155,8 @@ def test_families_of_long_drafts_are_packed_once_a_text_and_align_as_pair_by_pai
 
     monkeypatch.setattr(verify, "pack_verify", pack)
     monkeypatch.setattr(verify, "ALIGN_BATCH", 4)  # batches of 8 texts: a family split between two
+    if read_anew:  # still one text a document in a batch: its memory stays bounded
+        texts = _ReadAnew(texts)
     library, compiled, batches = _both_ways(docs, texts, monkeypatch)
 
     assert len(compiled.candidates) == 3 * 15  # every pair of each family
