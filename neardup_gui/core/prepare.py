@@ -553,7 +553,8 @@ class _Preparer:
         of their documents stay (a hash in 3 % of all documents is missed by either sample with a
         chance of at most one in a billion) and the samples' hits are moved to their positions
         among those (``_moved``); fewer are all kept at once, without waiting for the second."""
-        values, table = self._boiler_result()
+        assert self._boiler is not None
+        values, table = self._boiler.result()
         if values.size <= SECOND_SAMPLE_FROM:
             return values, table
         batches = [f.result() for f in first] + [f.result() for f in second]
@@ -572,10 +573,6 @@ class _Preparer:
         self._moved = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int32)
         kept = values[keep]
         return kept, _prefilter(kept)
-
-    def _boiler_result(self) -> tuple[np.ndarray, np.ndarray]:
-        assert self._boiler is not None
-        return self._boiler.result()
 
     def _set_hits(self, sets: list[np.ndarray], boiler: np.ndarray, table: np.ndarray) -> list[np.ndarray]:
         """``_hits`` of each sorted set, in one compiled call when the kernels are in use (the sample
