@@ -563,23 +563,14 @@ def pack_verify(
     and sampled for seeds once: each of 20 drafts of a manuscript pairs with the 19 others.
     """
     n = len(items)
-    texts: list[str] = []
-    text_at: dict[int, int] = {}  # id() of a text -> its index (the items hold every text meanwhile)
-    arrays: list[np.ndarray] = []
-    array_at: dict[int, int] = {}
-    pairs = np.zeros((n, 3), dtype=np.int64)
-    for p, (left, right, hashes) in enumerate(items):
-        for col, text in ((0, left), (1, right)):
-            at = text_at.get(id(text))
-            if at is None:
-                at = text_at[id(text)] = len(texts)
-                texts.append(text)
-            pairs[p, col] = at
-        at = array_at.get(id(hashes))
-        if at is None:
-            at = array_at[id(hashes)] = len(arrays)
-            arrays.append(hashes)
-        pairs[p, 2] = at
+    # The distinct objects, by id() (the items hold every one meanwhile), in the order first met.
+    text_of = {id(t): t for a, b, _ in items for t in (a, b)}
+    array_of = {id(h): h for _, _, h in items}
+    text_at = {key: i for i, key in enumerate(text_of)}
+    array_at = {key: i for i, key in enumerate(array_of)}
+    pairs = np.array([(text_at[id(a)], text_at[id(b)], array_at[id(h)]) for a, b, h in items],
+                     dtype=np.int64).reshape(n, 3)  # fmt: skip
+    texts, arrays = list(text_of.values()), list(array_of.values())
     raws = [codepoints(t) for t in texts]
     toff = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([r.size for r in raws], out=toff[1:])

@@ -220,15 +220,9 @@ def verify_pairs(
         end = align_batch_end(sides, next_batch)
         chunk = passing[next_batch:end]
         next_batch = end
-        held: dict[str, str] = {}  # one text object per document: pack_verify packs each object once
-
-        def text(doc_id: str) -> str:
-            got = held.get(doc_id)
-            if got is None:
-                got = held[doc_id] = texts[doc_id]
-            return got
-
-        items = [(text(p.left), text(p.right), prepared.hashes[p.j]) for p in chunk]
+        # One text object per document, read once: pack_verify packs each object once.
+        held = {d: texts[d] for d in dict.fromkeys(d for p in chunk for d in (p.left, p.right))}
+        items = [(held[p.left], held[p.right], prepared.hashes[p.j]) for p in chunk]
         packed = pack_verify(items, params.normalize, k=params.k, limit=SHARED_SAMPLE_SIZE)
         batches.append((packed, pool.submit(align_verify, packed)))
 

@@ -268,4 +268,3 @@ def format_duration(seconds: float) -> str:
         return tr("about {0} min {1} s").format(minutes, secs)
     hours, minutes = divmod(minutes, 60)
     return tr("about {0} h {1} min").format(hours, minutes)
-
