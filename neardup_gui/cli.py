@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from neardup_gui import __version__
+from neardup_gui.core.estimate import ScreenEstimate
+from neardup_gui.core.methods.bruteforce import format_duration
 from neardup_gui.core.progress import (
     EXPORT_STAGE_LABELS,
     OPEN_ENDED_STAGES,
     STAGE_LABELS,
     STAGES,
     Cancelled,
-    overall_fraction,
 )
 from neardup_gui.core.records import METHODS, NORMALIZE_PRESETS, NormalizeOptions, ScreenParams, TooLarge
 
@@ -35,7 +36,7 @@ SCREEN_STAGES = frozenset(name for name, _weight in STAGES)
 class StderrProgress:
     """Progress on stderr: a redrawn bar in a terminal, plain lines (one per stage step) otherwise.
 
-    A screen's stages fill one bar (``overall_fraction``); any other stage (an export's
+    A screen's stages fill one bar, with the time left in a terminal (``core.estimate``); any other stage (an export's
     ``workbook`` and ``workbook_check``) fills a bar of its own. A stage reported without a total
     (``list``, or a workbook checked without knowing its size) is counted instead.
     """
@@ -47,6 +48,12 @@ class StderrProgress:
         self._last = 0.0
         self._stage = ""
         self._drawn = 0  # characters of the bar's line on screen
+        self._estimate = ScreenEstimate()  # a screen's share and time left (core.estimate)
+        self._started: float | None = None  # when the screen's first stage was reported
+
+    def plan(self, seconds: dict[str, float]) -> None:
+        """The engine's estimate of some stages' work (``core.estimate.plan_stages``)."""
+        self._estimate.plan(seconds)
 
     def report(self, stage: str, done: int, total: int) -> None:
         now = time.monotonic()
@@ -62,8 +69,14 @@ class StderrProgress:
             frac = None if open_ended else min(1.0, done / total)
             counted = f"{done:,} so far" if open_ended else f"{done:,}/{total:,}"
         else:
-            frac = overall_fraction(stage, done, total)
+            if self._started is None:
+                self._started = now
+            self._estimate.report(stage, done, total)
+            frac = self._estimate.share()
             counted = f"{done:,} found" if open_ended else f"{done:,}/{total:,}"
+            left = self._estimate.seconds_left(now - self._started)
+            if left is not None and self.tty:
+                counted += f", about {format_duration(left)} left"
         if self.tty:
             width = 30
             if frac is None:

@@ -30,6 +30,7 @@ import numpy as np
 
 from neardup_gui.core import flags as flagmod
 from neardup_gui.core.diffspans import PairDiff
+from neardup_gui.core.estimate import listens, plan_stages, stage_seconds
 from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
@@ -40,7 +41,7 @@ from neardup_gui.core.methods.tfidf import peak_bytes as tfidf_peak_bytes
 from neardup_gui.core.machine import available_memory
 from neardup_gui.core.memory import human_size, release_free_memory
 from neardup_gui.core.normalize import normalize_batch
-from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
+from neardup_gui.core.prepare import INCREMENTAL_MAX_SHARE, LazyHashes, Prepared, PrepareCache, cache_key, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, dict_giving_way, list_giving_way
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -544,6 +545,8 @@ def screen(
     if keep_cache or cache is not None:
         shas = list_giving_way(map(_sha256_of, documents))
         keys = dict_giving_way(itertools.compress(zip(ids, shas), shas))
+    _plan_preparing(progress, documents, usable, chars, texts, cache, keys, params)
+
     def given(positions: list[int], cps: list[np.ndarray]) -> None:
         assert normalized is not None
         normalized([usable[p] for p in positions], cps)
@@ -640,6 +643,7 @@ def screen(
         memo = previous
         touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
         note_moved = previous.min_count != template.min_count
+    _plan_verifying(progress, len(documents), prepared, all_pairs, by_id, memo)
     kept, rejected, taken, taken_rejected = _verify_and_flag(
         prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper
     )
@@ -651,6 +655,59 @@ def screen(
     rejected_ids = _rejected_pairs(all_pairs, kept, prepared.doc_ids, by_id) if keep_cache else ()
     return ScreenResult(final_docs, tuple(sort_candidates(kept, by_id)), bands, rows, counts, tuple(notes), new_cache,
                         rejected_ids)  # fmt: skip
+
+
+# Pairs looked at to estimate the verification's work (``_plan_verifying``): an even sample.
+_PLAN_SAMPLE = 2000
+
+
+def _plan_preparing(
+    progress: Progress,
+    documents: Sequence[Document],
+    usable: list[str],
+    chars: list[int],
+    texts: Mapping[str, str],
+    cache: PrepareCache | None,
+    keys: Mapping[str, str] | None,
+    params: ScreenParams,
+) -> None:
+    """Tell a progress that listens (``core.estimate``) the stages ahead, now that every text's
+    length is known: the documents to prepare and their characters, those the cache holds."""
+    if not listens(progress):
+        return
+    held: list[bool] = [False] * len(usable)
+    if cache is not None and keys is not None and cache.key == cache_key(params):
+        held = [p is not None for p in cache.positions([keys.get(i, "") for i in usable])]
+    new_chars = sum(n or len(texts[i]) for i, n, h in zip(usable, chars, held) if not h)
+    cached = sum(held)
+    if len(usable) - cached > INCREMENTAL_MAX_SHARE * len(usable):  # prepare then takes none from the cache
+        new_chars, cached = sum(n or len(texts[i]) for i, n in zip(usable, chars)), 0
+    plan_stages(progress, stage_seconds(files=len(documents), documents=len(usable), new_chars=new_chars,
+                                        cached=cached))  # fmt: skip
+
+
+def _plan_verifying(
+    progress: Progress,
+    files: int,
+    prepared: Prepared,
+    pairs: Sequence[tuple[int, int]],
+    by_id: Mapping[str, Document],
+    memo: PairMemo | None,
+) -> None:
+    """Tell a progress that listens the verification's work, now that the pairs are known: their
+    number, their texts' length and how many an earlier run verified (from an even sample)."""
+    if not listens(progress):
+        return
+    step = max(1, len(pairs) // _PLAN_SAMPLE)
+    sample = pairs[::step]
+    lengths = prepared.normalized_chars
+    scale = len(pairs) / max(1, len(sample))
+    pair_chars = round(sum(lengths[i] + lengths[j] for i, j in sample) * scale)
+    taken = 0
+    if memo is not None:
+        held = _memo_lookup(memo, by_id, prepared.doc_ids)
+        taken = min(len(pairs), round(sum(held(i, j) for i, j in sample) * scale))
+    plan_stages(progress, stage_seconds(files=files, pairs=len(pairs), pair_chars=pair_chars, pairs_taken=taken))
 
 
 def cluster_note(clusters: int, files: int, set_aside: int, limit: int) -> str:
@@ -857,7 +914,7 @@ def _verify_and_flag(
             prepared.hashes.drop()
         done += len(chunk)
         progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
-    for future, sent in away:
+    for n, (future, sent) in enumerate(away):
         progress.check()
         try:
             from_helper, dropped = future.result()
@@ -870,6 +927,8 @@ def _verify_and_flag(
                 prepared.hashes.drop()
         kept.extend(from_helper)
         rejected += dropped
+        # The helper's rounds come in after this process's: the bar goes on as each does.
+        progress.report("verify", done + sum(len(s) for f, s in away if f.done() or f is future), total)
     progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
     return kept, rejected, taken, taken_rejected

@@ -53,6 +53,7 @@ import operator
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -102,6 +103,9 @@ CACHE_VERSION = 2  # 2: the digest of a normalized text no longer BLAKE2b (exact
 # Once the kernels have run in this process (a warm-up, a large prepare), every prepare uses them:
 # 1,000 texts of 1,500 characters (a rescan's changed files) 75-120 ms against 255-480 ms with numpy.
 _COMPILED_MIN_CHARS = 2_000_000
+# Seconds between reports of ``normalize`` while ``collect`` waits for a batch (``_Preparer._waiting``).
+_REPORT_EVERY = 0.1
+_is_done = operator.methodcaller("done")
 _kernels_warm = False
 
 
@@ -436,6 +440,7 @@ class _Preparer:
         self.kernels = _prep_kernels() if self.backend == "compiled" else None
         self.pool = ThreadPoolExecutor(THREADS, thread_name_prefix="neardup-prepare")
         self.pending: list[Future[_Batch]] = []
+        self._sizes: list[int] = []  # documents of each pending batch
         self.sample: list[Future[_Batch]] | None = []  # None once the boilerplate task is queued
         self._boiler: Future[tuple[np.ndarray, np.ndarray]] | None = None
         # The second sample (``end_second``): its batches, then the task that keeps the candidates
@@ -455,6 +460,7 @@ class _Preparer:
             if self.second is not None:
                 self.second.append(future)
         self.pending.append(future)
+        self._sizes.append(len(keys))
 
     def submit_all(self, items: Sequence[tuple[int, str]]) -> None:
         for part in _batches(items):
@@ -498,9 +504,12 @@ class _Preparer:
         progress = self.progress
         progress.report("normalize", done, total)
         sampled = {id(f) for f in self._first}
+        before, shown = done, done
         for n, future in enumerate(self.pending):
+            shown = self._waiting(future, before, shown, total)
             batch = future.result()
             if self._final is not None and (id(future) in sampled or batch.hits_from is self._boiler):
+                shown = self._waiting(self._final, before, shown, total)
                 self._final.result()  # it finds the samples' hits on the first candidates itself
                 if self._moved is not None:
                     batch.boiler_hits = [_moved_hits(h, self._moved) for h in batch.boiler_hits or ()]
@@ -513,12 +522,34 @@ class _Preparer:
             done += len(batch.keys)
             if n % 64 == 63:
                 release_free_memory()  # the batches' temporaries (a long prepare's own peak)
-            progress.report("normalize", done, total)
+            shown = max(shown, done)
+            progress.report("normalize", shown, total)
         assert self._boiler is not None
         self._boiler.result()  # its errors too
         if self._final is not None:
             self._final.result()
         self.pending = []
+
+    def _waiting(self, future: Future[object], before: int, shown: int, total: int) -> int:
+        """Wait for ``future``, reporting ``normalize`` every ``_REPORT_EVERY`` seconds meanwhile
+        with the documents of the batches finished so far (``before``: those not prepared here):
+        the batches are taken in order, and the first wait for the candidates chosen by the
+        samples lasts until both samples are prepared (for 10,000 articles, all of them), which
+        left the bar at nothing for most of the stage. Returns the count last reported (``shown``
+        then: never less)."""
+        while True:
+            try:
+                future.result(timeout=_REPORT_EVERY)
+                return shown
+            except FutureTimeout:
+                finished = before + sum(itertools.compress(self._sizes, map(_is_done, self.pending)))
+                if finished > shown:
+                    shown = finished
+                    self.progress.report("normalize", shown, total)
+                else:
+                    self.progress.check()
+            except Exception:  # its own error: raised where its result is taken
+                return shown
 
     def close(self) -> None:
         """Stop: queued batches are dropped, running ones finish."""

@@ -264,7 +264,9 @@ class ChecksOnly:
 
 
 def overall_fraction(stage: str, done: int, total: int) -> float:
-    """Share of the whole screen done, in [0, 1], from a stage and its counts."""
+    """Share of the whole screen done, in [0, 1], from a stage and its counts and the fixed shares
+    alone (the window and the command line use ``core.estimate.ScreenEstimate``, which starts from
+    these shares and takes the engine's estimates; ``bench/bench_progress.py`` compares both)."""
     start = 0.0
     for name, weight in STAGES:
         if name == stage:

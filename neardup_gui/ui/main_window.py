@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
         self.source_bar.screen_requested.connect(self.start_screen)
         self.progress.cancel_requested.connect(self.runner.cancel)
         self.runner.progress_changed.connect(self.progress.update_progress)
+        self.runner.progress_planned.connect(self.progress.plan)
         self.runner.screening_finished.connect(self.workspaces.prepare_screened)  # reads the session off-thread
         self.workspaces.screened_ready.connect(self._on_screen_finished)
         self.runner.screening_failed.connect(self._on_screen_failed)

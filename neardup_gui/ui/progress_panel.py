@@ -1,7 +1,7 @@
 """The status-bar progress of a screen: stage name, counts, time left and a Cancel button.
 
-The fraction of the whole screen comes from ``core.progress.overall_fraction`` (stage weights);
-the time left is extrapolated from the elapsed time once a few percent are done.
+The share of the whole screen and the time left come from ``core.estimate.ScreenEstimate``: the
+stage reports, and the engine's estimate of each stage's work (``plan``) as soon as it knows it.
 Imports PySide6 only.
 """
 
@@ -12,12 +12,12 @@ import time
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
-from neardup_gui.core.progress import OPEN_ENDED_STAGES, overall_fraction
+from neardup_gui.core.estimate import ScreenEstimate
+from neardup_gui.core.progress import OPEN_ENDED_STAGES
 from neardup_gui.ui.labels import format_duration, stage_labels
 from neardup_gui.ui.labels import stage_label as stage_name
 
 _STEPS = 1000
-_MIN_SHARE_FOR_ESTIMATE = 0.03
 
 
 class ProgressPanel(QWidget):
@@ -48,11 +48,13 @@ class ProgressPanel(QWidget):
         self.cancel_button.clicked.connect(self.request_cancel)
         self._started = 0.0
         self._running = False
+        self._estimate = ScreenEstimate()
         self.hide()
 
     def start(self) -> None:
         self._started = time.monotonic()
         self._running = True
+        self._estimate = ScreenEstimate()
         self.bar.setValue(0)
         self.bar.setFormat("%p%")
         self.stage_label.setText(self.tr("Starting…"))
@@ -60,10 +62,14 @@ class ProgressPanel(QWidget):
         self.cancel_button.setEnabled(True)
         self.show()
 
+    def plan(self, seconds: dict[str, float]) -> None:
+        """Take the engine's estimate of some stages' work (``core.estimate.plan_stages``)."""
+        self._estimate.plan(seconds)
+
     def update_progress(self, done: int, total: int, stage: str) -> None:
         """Show one progress report of the worker."""
-        share = overall_fraction(stage, done, total)
-        self.bar.setValue(round(share * _STEPS))
+        self._estimate.report(stage, done, total)
+        self.bar.setValue(round(self._estimate.share() * _STEPS))
         stage_text = stage_name(stage)
         if stage in OPEN_ENDED_STAGES:  # counted while the total is unknown ("list")
             text = self.tr("{0} ({1} found)").format(stage_text, f"{done:,}")
@@ -73,9 +79,9 @@ class ProgressPanel(QWidget):
             text = stage_text
         if self.cancel_button.isEnabled():
             self.stage_label.setText(text)
-        elapsed = time.monotonic() - self._started
-        if share >= _MIN_SHARE_FOR_ESTIMATE and elapsed > 0.5:
-            self.eta_label.setText(self.tr("{0} left").format(format_duration(elapsed * (1 - share) / share)))
+        left = self._estimate.seconds_left(time.monotonic() - self._started)
+        # (cleared while too little is done to say, as after an estimate grew many times over)
+        self.eta_label.setText(self.tr("{0} left").format(format_duration(left)) if left is not None else "")
 
     def stop(self) -> None:
         self._running = False

@@ -1,8 +1,10 @@
 """Background work: the screen (a QObject worker on a QThread) and pair diffs (a thread pool).
 
 ``ScreenWorker`` calls ``tasks.screen_folder`` with a progress adapter whose ``report`` emits
-``progress_changed`` (throttled by ``CallbackProgress``) and whose ``check`` raises ``Cancelled``
-once ``cancel()`` set the event. The worker only emits; the GUI thread owns every widget and model.
+``progress_changed`` (throttled by ``CallbackProgress``), whose ``plan`` emits the engine's estimates
+of the work (``progress_planned``, for the status bar's time left: ``core.estimate``) and whose
+``check`` raises ``Cancelled`` once ``cancel()`` set the event. The worker only emits; the GUI
+thread owns every widget and model.
 ``ScreenRunner`` keeps the thread and the worker alive until the run ends and refuses a second run.
 ``DiffJob`` computes one pair's ``PairDiff`` in a pool thread; answers carry a request id so the view
 can drop those for a pair that is no longer selected.
@@ -35,7 +37,8 @@ from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
 from neardup_gui import tasks
 from neardup_gui.core.diffspans import pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
-from neardup_gui.core.progress import CallbackProgress, Cancelled
+from neardup_gui.core.estimate import PlannedProgress
+from neardup_gui.core.progress import Cancelled
 from neardup_gui.core.records import NormalizeOptions, ScreenParams, TooLarge
 from neardup_gui.ui.background import PROGRESS_INTERVAL, Pulse
 
@@ -60,6 +63,7 @@ class ScreenWorker(QObject):
     """Runs one screen when ``run`` is invoked (in the thread it was moved to)."""
 
     progress_changed = Signal(int, int, str)  # done, total, stage
+    progress_planned = Signal(object)  # {stage: estimated seconds} (core.estimate)
     screening_finished = Signal(object)  # tasks.ScreenOutcome
     screening_failed = Signal(str, str)  # message, details (traceback)
     screening_refused = Signal(object)  # core.records.TooLarge: refused before the work, nothing written
@@ -87,9 +91,12 @@ class ScreenWorker(QObject):
     def _report(self, stage: str, done: int, total: int) -> None:
         self.progress_changed.emit(done, total, stage)
 
+    def _plan(self, seconds: dict[str, float]) -> None:
+        self.progress_planned.emit(seconds)
+
     @Slot()
     def run(self) -> None:
-        progress = CallbackProgress(self._report, self._cancel, min_interval=PROGRESS_INTERVAL)
+        progress = PlannedProgress(self._report, self._plan, self._cancel, min_interval=PROGRESS_INTERVAL)
         try:
             with paused_cycle_collector():
                 outcome = tasks.screen_folder(
@@ -120,6 +127,7 @@ class ScreenRunner(QObject):
     """Starts screens on a thread of their own, one at a time, and forwards their signals."""
 
     progress_changed = Signal(int, int, str)
+    progress_planned = Signal(object)
     screening_finished = Signal(object)
     screening_failed = Signal(str, str)
     screening_refused = Signal(object)
@@ -156,6 +164,7 @@ class ScreenRunner(QObject):
         worker = ScreenWorker(source, params, out_dir, with_normalized, reread)
         worker.moveToThread(thread)
         worker.progress_changed.connect(self.progress_changed)
+        worker.progress_planned.connect(self.progress_planned)
         worker.screening_finished.connect(self._on_finished)
         worker.screening_failed.connect(self._on_failed)
         worker.screening_refused.connect(self._on_refused)

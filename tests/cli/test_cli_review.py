@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,28 @@ def test_the_terminal_bar_fills_per_export_stage_and_counts_a_check_of_unknown_s
     assert "%" not in last and "#" not in last
     bar.close()
     assert term.text.endswith("\n")
+
+
+def test_the_terminal_bar_of_a_screen_follows_the_engine_s_estimates_and_says_the_time_left() -> None:
+    import time
+
+    from neardup_gui.cli import StderrProgress
+    from neardup_gui.core.progress import STAGES
+
+    term = _Terminal()
+    bar = StderrProgress(term, min_interval=0)
+    bar.report("list", 2000, 0)
+    assert "left" not in term.text  # nothing known yet
+    # As the engine says after listing a folder of PDFs: reading is nine tenths of the work.
+    bar.plan({name: (9.0 if name == "read" else 0.1) for name, _weight in STAGES})
+    bar._started = time.monotonic() - 4.5  # reading for 4.5 s
+    bar.report("read", 1000, 2000)
+    last = term.text.rsplit("\r", 1)[1]
+    assert last.startswith("[##############................]  47% Reading files 1,000/2,000, about 5 s left")
+    bar.close()
+    # Without a terminal: a plain line per stage, no time left.
+    plain = io.StringIO()
+    lines = StderrProgress(plain, min_interval=0)
+    lines.plan({name: (9.0 if name == "read" else 0.1) for name, _weight in STAGES})
+    lines.report("read", 0, 2000)
+    assert plain.getvalue() == "  1% Reading files: 0/2,000\n"
