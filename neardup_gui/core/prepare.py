@@ -48,6 +48,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import logging
 import math
 import operator
 import sys
@@ -60,15 +61,17 @@ import numpy as np
 
 from neardup_gui.core import shingles as sh
 from neardup_gui.core.compiled import kernel_module
+from neardup_gui.core.estimate import listens, plan_stages, stage_seconds
 from neardup_gui.core.flags.template import TemplateIndex
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
-from neardup_gui.core.methods.minhash_lsh import permutations, signatures
+from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import (
     GIVING_WAY_SLICE,
     NULL_PROGRESS,
+    Cancelled,
     ChecksOnly,
     Progress,
     give_way,
@@ -77,6 +80,8 @@ from neardup_gui.core.progress import (
 from neardup_gui.core.records import NormalizeOptions, ScreenParams
 
 __all__ = ["LazyHashes", "Prepared", "PrepareCache", "cache_key", "prepare", "TEMPLATE_SAMPLE"]
+
+log = logging.getLogger(__name__)
 
 BATCH = 256
 # ... and at most this many characters a batch (one document at least): a batch's arrays take ~20
@@ -441,6 +446,9 @@ class _Preparer:
         self.pool = ThreadPoolExecutor(THREADS, thread_name_prefix="neardup-prepare")
         self.pending: list[Future[_Batch]] = []
         self._sizes: list[int] = []  # documents of each pending batch
+        # Guess the pairs from the first sample once it is prepared (``_plan_pairs``), for a
+        # progress that listens; a rescan's candidates come from the cache, with no sample.
+        self._guess_pairs = listens(progress)
         self.sample: list[Future[_Batch]] | None = []  # None once the boilerplate task is queued
         self._boiler: Future[tuple[np.ndarray, np.ndarray]] | None = None
         # The second sample (``end_second``): its batches, then the task that keeps the candidates
@@ -488,6 +496,7 @@ class _Preparer:
 
     def known_boiler(self, boiler: np.ndarray) -> None:
         """Take the candidate boilerplate hashes from an earlier run instead of a sample."""
+        self._guess_pairs = False
         done: Future[tuple[np.ndarray, np.ndarray]] = Future()
         done.set_result((boiler, _prefilter(boiler)))
         self._boiler, self.sample = done, None
@@ -538,8 +547,10 @@ class _Preparer:
         left the bar at nothing for most of the stage. Returns the count last reported (``shown``
         then: never less)."""
         while True:
+            self._guess_once_sampled(total)
             try:
                 future.result(timeout=_REPORT_EVERY)
+                self._guess_once_sampled(total)
                 return shown
             except FutureTimeout:
                 finished = before + sum(itertools.compress(self._sizes, map(_is_done, self.pending)))
@@ -550,6 +561,40 @@ class _Preparer:
                     self.progress.check()
             except Exception:  # its own error: raised where its result is taken
                 return shown
+
+    def _guess_once_sampled(self, total: int) -> None:
+        """``_plan_pairs`` once the first sample is prepared (if asked, and not done yet)."""
+        if self._guess_pairs and all(map(_is_done, self._first)):
+            self._guess_pairs = False
+            self._plan_pairs(total)
+
+    def _plan_pairs(self, total: int) -> None:
+        """Tell a progress that listens (``core.estimate``) how many pairs the screen will verify,
+        guessed from the first sample: its documents' LSH pairs, as many more as the folder's pairs
+        are more than the sample's (families of drafts, or copies spread at random, scale alike).
+        Until the pairs are known, the verification is otherwise guessed from the document count,
+        which said ~1 s for a folder of drafts that verifies for 20 s. On the calling thread, which
+        only waits meanwhile; errors are only logged (the screen goes on)."""
+        try:
+            batches = [f.result() for f in self._first]
+            # the rows and lengths of the sampled documents that have shingles
+            rows = [b.sigs[np.asarray([r for r, n in zip(b.sig_row, b.sizes) if n], dtype=np.int64)] for b in batches]
+            chars = np.asarray([c for b in batches for c, n in zip(b.chars, b.sizes) if n], dtype=np.int64)
+            sampled = len(chars)
+            if sampled < 2:
+                return
+            params = self.params
+            bands, width = (params.bands, params.rows) if params.bands and params.rows else (
+                optimal_bands_rows(params.threshold, params.num_perm))  # fmt: skip
+            pairs, _capped = lsh_pairs(np.concatenate(rows), bands, width, params.bucket_cap, ChecksOnly(self.progress))
+            scale = total * (total - 1) / (sampled * (sampled - 1))
+            pair_chars = int(chars[pairs].sum()) if pairs.size else 0
+            guess = stage_seconds(pairs=round(len(pairs) * scale), pair_chars=round(pair_chars * scale))
+            plan_stages(self.progress, guess)
+        except Cancelled:
+            raise
+        except Exception:  # an estimate only
+            log.warning("could not guess the pairs from the sample", exc_info=True)
 
     def close(self) -> None:
         """Stop: queued batches are dropped, running ones finish."""

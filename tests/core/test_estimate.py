@@ -128,9 +128,10 @@ def test_a_screen_tells_the_estimates_after_listing_before_preparing_and_before_
     rec = Recorder()
     screen_folder(src, ScreenParams(include=("*.txt", "*.pdf")), out_dir=tmp_path / "ws", progress=rec)
     plans = rec.plans()
-    # after the listing, once read (before preparing), once the pairs are proposed
-    assert [stage for stage, _seconds in plans][:2] == ["list", "read"] and len(plans) == 3
-    listing, preparing, verifying = (seconds for _stage, seconds in plans)
+    # after the listing, once read (before preparing), the pairs guessed from the first sample
+    # (here every document), once the pairs are proposed
+    assert [stage for stage, _seconds in plans] == ["list", "read", "normalize", plans[3][0]] and len(plans) == 4
+    listing, preparing, _guess, verifying = (seconds for _stage, seconds in plans)
     assert set(listing) == set(NAMES)
     # One PDF is read at the cost of ~300 plain files: most of the reading's estimate.
     assert listing["read"] > 30 * 6 * 30e-6
@@ -211,3 +212,31 @@ def test_preparing_reports_the_batches_finished_while_it_waits_for_one() -> None
         work.close()
     assert reports and reports[-1] == ("normalize", 305, 355)
     assert shown == 305
+
+
+def test_drafts_that_pair_with_each_other_are_guessed_many_pairs_from_the_first_sample(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Before the pairs are known, the pairs of the first boilerplate sample (LSH on its
+    signatures), scaled to the folder, say that a folder of drafts verifies many pairs."""
+    import random
+
+    rng = random.Random(5)
+    src = tmp_path / "drafts"
+    src.mkdir()
+    for family in range(10):
+        text = "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(1500))
+        for draft in range(8):
+            cut = rng.randrange(100, 1400)
+            text = text[:cut] + "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(20)) + text[cut + 20 :]
+            (src / f"m{family}_{draft}.txt").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(prepare_mod, "TEMPLATE_SAMPLE", 40)  # half the folder is sampled first
+    rec = Recorder()
+    outcome = screen_folder(src, ScreenParams(), out_dir=tmp_path / "ws", progress=rec)
+    assert len(outcome.candidates) >= 200  # most of the 280 pairs within the families
+    plans = rec.plans()
+    guessed = [seconds for stage, seconds in plans if stage == "normalize"]
+    assert len(guessed) == 1
+    before, final = plans[1][1], plans[-1][1]
+    assert before["verify"] < final["verify"] / 10  # from the document count: far too little
+    assert final["verify"] / 2 < guessed[0]["verify"] < final["verify"] * 2

@@ -50,7 +50,7 @@ def test_the_window_hears_the_engine_s_estimates_during_a_real_screen(make_windo
     )
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
-    assert len(plans) == 3  # after listing, before preparing, before verifying
+    assert len(plans) == 4  # after listing, before preparing, from the first sample, before verifying
     assert set(plans[0]) == set(NAMES)
     assert all(value >= 0 for plan in plans for value in plan.values())
     assert window.progress._estimate.seconds["verify"] == plans[-1]["verify"]
