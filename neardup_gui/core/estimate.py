@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from neardup_gui.core.helper import helper_pays
 from neardup_gui.core.progress import OPEN_ENDED_STAGES, STAGES, CallbackProgress
 
 __all__ = ["PlannedProgress", "ScreenEstimate", "listens", "plan_stages", "stage_seconds"]
@@ -34,12 +35,12 @@ LIST_PER_FILE = 4e-6  # the walk
 STAT_PER_FILE = 15e-6  # ... a stat per file a rescan may take over, and the cache read meanwhile
 READ_PER_UNIT = 30e-6  # reading, hashing, decoding a plain file (``io.corpus.read_weight``: a PDF is ~300)
 TAKEN_OVER_PER_FILE = 8e-6  # a file a rescan takes over unread: its stamp compared, its row made
-PREPARE_PER_CHAR = 50e-9  # normalizing, shingling, signing, writing normalized/ (as the window does)
+PREPARE_PER_CHAR = 60e-9  # normalizing, shingling, signing, writing normalized/ (as the window does)
 PREPARE_PER_DOCUMENT = 30e-6
 CACHED_PER_DOCUMENT = 4e-6  # a document whose entries the prepare cache holds
 CANDIDATES_PER_DOCUMENT = 8e-6  # LSH and the containment index
-VERIFY_PER_PAIR = 250e-6  # exact scores, aligned passages and flags of a pair of articles
-VERIFY_PER_PAIR_CHAR = 3e-9  # ... and per character of the pair's two texts
+VERIFY_PER_PAIR = 600e-6  # exact scores, aligned passages and flags of a pair of articles, one core
+VERIFY_PER_PAIR_CHAR = 5e-9  # ... and per character of the pair's two texts (halved with a helper)
 TAKEN_PAIR = 30e-6  # a pair a rescan takes over from the last run
 FLAGS_SHARE = 0.02  # of the verification: what follows its last report (flags are checked inside it)
 CHECK_PER_FILE = 5e-6  # every source stat'ed again after the run
@@ -62,6 +63,7 @@ def stage_seconds(
     pairs: int | None = None,
     pair_chars: int | None = None,
     pairs_taken: int = 0,
+    helper: bool | None = None,
 ) -> dict[str, float]:
     """Estimated seconds of each stage the given facts say something of (the others are left out).
 
@@ -76,6 +78,8 @@ def stage_seconds(
         pairs: Pairs to verify or take over (None: not known yet, estimated from ``documents``).
         pair_chars: Characters of those pairs' two texts, summed (None: twice the mean document's).
         pairs_taken: Of ``pairs``, those taken over from the last run.
+        helper: Whether a helper process verifies half of the pairs (None: as ``core.helper``
+            would decide for ``documents`` and their characters).
     """
     out: dict[str, float] = {}
     if files is not None:
@@ -96,9 +100,12 @@ def stage_seconds(
         if pair_chars is None:
             mean = new_chars / max(1, (documents or 0) - cached) if new_chars else TYPICAL_CHARS
             pair_chars = round(2 * mean * n)
+        if helper is None:
+            helper = helper_pays(documents or 0, (new_chars or 0) + cached * TYPICAL_CHARS)
         verified = max(0, n - pairs_taken)
         share = verified / n if n else 0.0
-        work = verified * VERIFY_PER_PAIR + share * pair_chars * VERIFY_PER_PAIR_CHAR + pairs_taken * TAKEN_PAIR
+        work = (verified * VERIFY_PER_PAIR + share * pair_chars * VERIFY_PER_PAIR_CHAR) / (2 if helper else 1)
+        work += pairs_taken * TAKEN_PAIR
         out["verify"] = work * (1 - FLAGS_SHARE)
         out["flags"] = work * FLAGS_SHARE
         if files is not None:

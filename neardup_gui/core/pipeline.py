@@ -643,7 +643,8 @@ def screen(
         memo = previous
         touched = _touched_by_template_change(prepared, previous.template, template.boilerplate)
         note_moved = previous.min_count != template.min_count
-    _plan_verifying(progress, len(documents), prepared, all_pairs, by_id, memo)
+    two = helper is not None and proposals.tfidf is None and proposals.fingerprints is None  # as verifying decides
+    _plan_verifying(progress, len(documents), prepared, all_pairs, by_id, memo, two)
     kept, rejected, taken, taken_rejected = _verify_and_flag(
         prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper
     )
@@ -693,6 +694,7 @@ def _plan_verifying(
     pairs: Sequence[tuple[int, int]],
     by_id: Mapping[str, Document],
     memo: PairMemo | None,
+    helper: bool,
 ) -> None:
     """Tell a progress that listens the verification's work, now that the pairs are known: their
     number, their texts' length and how many an earlier run verified (from an even sample)."""
@@ -707,7 +709,8 @@ def _plan_verifying(
     if memo is not None:
         held = _memo_lookup(memo, by_id, prepared.doc_ids)
         taken = min(len(pairs), round(sum(held(i, j) for i, j in sample) * scale))
-    plan_stages(progress, stage_seconds(files=files, pairs=len(pairs), pair_chars=pair_chars, pairs_taken=taken))
+    plan_stages(progress, stage_seconds(files=files, pairs=len(pairs), pair_chars=pair_chars, pairs_taken=taken,
+                                        helper=helper))  # fmt: skip
 
 
 def cluster_note(clusters: int, files: int, set_aside: int, limit: int) -> str:

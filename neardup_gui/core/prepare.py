@@ -63,6 +63,7 @@ from neardup_gui.core import shingles as sh
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.estimate import listens, plan_stages, stage_seconds
 from neardup_gui.core.flags.template import TemplateIndex
+from neardup_gui.core.helper import helper_pays
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
@@ -589,7 +590,8 @@ class _Preparer:
             pairs, _capped = lsh_pairs(np.concatenate(rows), bands, width, params.bucket_cap, ChecksOnly(self.progress))
             scale = total * (total - 1) / (sampled * (sampled - 1))
             pair_chars = int(chars[pairs].sum()) if pairs.size else 0
-            guess = stage_seconds(pairs=round(len(pairs) * scale), pair_chars=round(pair_chars * scale))
+            helper = helper_pays(total, int(chars.sum()) * total // sampled)  # as the screen decides
+            guess = stage_seconds(pairs=round(len(pairs) * scale), pair_chars=round(pair_chars * scale), helper=helper)
             plan_stages(self.progress, guess)
         except Cancelled:
             raise
