@@ -35,6 +35,7 @@ import logging
 import sys
 import time
 from dataclasses import dataclass
+from itertools import starmap
 from types import ModuleType
 
 import fast_diff_match_patch as fdmp
@@ -516,9 +517,9 @@ def pair_diff(
 def _pair_diff_of(segs: list, regs: list, hunks: list, left_unique: list, right_unique: list) -> PairDiff:
     """A ``PairDiff`` from the kernel's rows (lists of [start, end, ...] as ``tolist`` gives them)."""
     return PairDiff(
-        tuple(Segment(*r) for r in segs),
-        tuple(Segment(*r) for r in regs),
-        tuple(Segment(*r) for r in hunks),
+        tuple(starmap(Segment, segs)),
+        tuple(starmap(Segment, regs)),
+        tuple(starmap(Segment, hunks)),
         tuple(map(tuple, left_unique)),
         tuple(map(tuple, right_unique)),
     )

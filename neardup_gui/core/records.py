@@ -196,6 +196,21 @@ _new_object = object.__new__
 _set_attribute = object.__setattr__
 
 
+def candidate_with(candidate: Candidate, **changes: Any) -> Candidate:
+    """``dataclasses.replace(candidate, **changes)``, the same object, made by copying its
+    ``__dict__`` (``replace`` builds every field's keyword and sets each through the frozen
+    class's ``__init__``: ~20 us a candidate, 0.7 s for the 38,000 pairs of a folder of drafts,
+    against ~1 us). Only for fields of ``Candidate``, which has no ``__post_init__`` (tested)."""
+    values = dict(candidate.__dict__)
+    for name in changes:
+        if name not in values:
+            raise TypeError(f"Candidate has no field {name!r}")
+    values.update(changes)
+    made = _new_object(Candidate)
+    _set_attribute(made, "__dict__", values)
+    return made
+
+
 @dataclass(frozen=True)
 class NormalizeOptions:
     """How raw text becomes the normalized text that is shingled.

@@ -607,6 +607,34 @@ def test_a_long_shared_passage_inside_quotation_marks_is_still_a_quotation() -> 
     assert texts_at(right, ev.right_spans)[0].startswith(REGULATION)
 
 
+NEWS_LEFT = (
+    "城东街道今年在十二个小区推行垃圾分类，街道办事处组织志愿者入户宣传，并根据规定要求" + REGULATION
+    + "，居民参与率稳步上升，相关做法将在全区推广。"
+)  # fmt: skip
+NEWS_RIGHT = (
+    "美食街商户联合会近日召开会议，会上宣读了条例第十八条，其中明确" + REGULATION
+    + "，与会商户纷纷表示将配合执法人员的检查，按时完成整改。"
+)  # fmt: skip
+
+
+def test_one_unquoted_shared_passage_that_is_a_small_part_of_both_is_a_quotation_with_its_spans() -> None:
+    left = NEWS_LEFT + "下一步，街道还将在背街小巷增设回收点，方便老年居民就近投放，并定期公布各小区的分类成绩。"
+    right = NEWS_RIGHT + "联合会还请来环保企业，介绍了废弃油脂的回收流程和费用标准，并为商户统一采购了带盖的分类桶。"
+    assert "“" not in left + right and len(REGULATION) < 0.35 * min(len(left), len(right))
+    ev = quotation_evidence(left, right, pair_diff(left, right, min_len=K))
+    assert ev is not None and ev.note.startswith("one shared passage, 33% of the left and 34% of the right")
+    assert texts_at(left, ev.left_spans) == [REGULATION]
+    assert texts_at(right, ev.right_spans) == [REGULATION]
+
+
+def test_white_space_around_a_text_does_not_make_its_shared_passage_a_smaller_share() -> None:
+    # The passage is 45 % of each text: not a quotation, however many blank lines pad them.
+    assert quotation_evidence(NEWS_LEFT, NEWS_RIGHT, pair_diff(NEWS_LEFT, NEWS_RIGHT, min_len=K)) is None
+    left, right = "\n\n  " + NEWS_LEFT + " \n" * 60, "\u3000" * 40 + NEWS_RIGHT + "\r\n" * 30
+    assert len(REGULATION) < 0.35 * min(len(left), len(right))
+    assert quotation_evidence(left, right, pair_diff(left, right, min_len=K)) is None
+
+
 def test_most_of_both_documents_shared_is_not_a_quotation() -> None:
     left = ARTICLE_A
     right = ARTICLE_A.replace("三个月", "半年")

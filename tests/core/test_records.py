@@ -1,4 +1,5 @@
-"""``records.document`` makes the same ``Document`` as the class; samples are held once where they repeat."""
+"""``records.document`` makes the same ``Document`` as the class, ``candidate_with`` the same ``Candidate`` as
+``dataclasses.replace``; samples are held once where they repeat."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pickle
 
 import pytest
 
-from neardup_gui.core.records import Document, document
+from neardup_gui.core.records import Candidate, Document, FlagEvidence, Segment, candidate_with, document
 
 ROW = ("d0123456789abcdef", "来源", "v2", "来源/稿件.txt", 1234, 1_700_000_000.25, "ab" * 32, "gb18030", 600, "ok",
        "file name is not valid UTF-8", "docx")  # fmt: skip
@@ -54,3 +55,28 @@ def test_samples_are_shared_where_they_repeat_and_left_alone_where_they_do_not()
     # The template's block: every sample made of the same twenty string objects.
     objects = {id(v) for sample in got[block:] for v in sample}
     assert len(objects) == 20
+
+
+def _candidate() -> Candidate:
+    return Candidate(
+        left="d1", right="d2", methods=("minhash",), jaccard=0.8, containment_left=0.9, containment_right=0.85,
+        minhash_estimate=0.79, shared_shingles=800, shingles_left=900, shingles_right=950, length_ratio=0.95,
+        score=0.8, flags=("exact_normalized",), shared_sample=("第一段",), segments=(Segment(0, 10, 2, 12),),
+        evidence=(FlagEvidence("number_changed", ((3, 4),), ((5, 6),), "3 -> 5"),),
+    )  # fmt: skip
+
+
+def test_a_candidate_with_changed_fields_is_what_dataclasses_replace_makes() -> None:
+    old = _candidate()
+    changes = {"flags": ("number_changed",), "suggestion": "keep_both", "evidence": ()}
+    fast, slow = candidate_with(old, **changes), dataclasses.replace(old, **changes)
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+    assert dataclasses.astuple(fast) == dataclasses.astuple(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow and type(fast) is Candidate
+    assert old.flags == ("exact_normalized",) and old.suggestion != "keep_both"  # the old one unchanged
+    assert candidate_with(old) == old and candidate_with(old) is not old
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.flags = ()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        candidate_with(old, colour="red")  # not a field
+    assert "__post_init__" not in vars(Candidate)  # candidate_with would skip it

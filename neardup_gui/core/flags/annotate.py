@@ -19,8 +19,6 @@ Imports numpy and sibling engine modules only.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from neardup_gui.core.diffspans import PairDiff
@@ -46,6 +44,7 @@ from neardup_gui.core.records import (
     REVISION_FLAGS,
     Candidate,
     FlagEvidence,
+    candidate_with,
 )
 
 __all__ = ["FLAG_ORDER", "OWNED_FLAGS", "annotate", "suggestion_for"]
@@ -123,4 +122,4 @@ def annotate(
     ordered = tuple(known + unknown)
     evidence = tuple(ev for ev in candidate.evidence if ev.flag not in OWNED_FLAGS) + tuple(new)
     suggestion = suggestion_for(ordered, candidate.jaccard, merge_jaccard=merge_jaccard)
-    return replace(candidate, flags=ordered, evidence=evidence, suggestion=suggestion)
+    return candidate_with(candidate, flags=ordered, evidence=evidence, suggestion=suggestion)
