@@ -70,6 +70,10 @@ HELPER_FEW_CORES_MIN_DOCUMENTS = int(os.environ.get("NEARDUP_HELPER_FEW_CORES_MI
 # the jobs (gathering and pickling the texts), so the helper can take a little more than half.
 HELPER_MIN_PAIRS = 64
 HELPER_SHARE = 0.55
+# Pairs a job for the helper holds at most (a round's share is sent as several): the jobs it has
+# not started when this process has done its own pairs are taken back (``pipeline``), and the
+# last ones it runs while this process waits are short (a folder of drafts: ~0.5 s each).
+HELPER_JOB_PAIRS = 1024
 
 
 # Or as many characters as that many articles of ~1,500 (verification's work grows with the length
@@ -102,6 +106,7 @@ class VerifyHelper:
         self._pool: ProcessPoolExecutor | None = None
         self.failed = False
         self.sent = 0  # pairs handed to the process
+        self.taken_back = 0  # of those, pairs taken back before it started them (``pipeline``)
 
     @property
     def started(self) -> bool:
@@ -148,7 +153,8 @@ class VerifyHelper:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=not finish)
             self._pool = None
-            log.info("verification helper process: %d pairs sent%s", self.sent, ", then failed" if self.failed else "")
+            log.info("verification helper process: %d pairs sent, %d taken back%s", self.sent, self.taken_back,
+                     ", then failed" if self.failed else "")  # fmt: skip
 
 
 def _up() -> None:

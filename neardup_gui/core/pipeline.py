@@ -31,7 +31,7 @@ import numpy as np
 from neardup_gui.core import flags as flagmod
 from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.estimate import listens, plan_stages, stage_seconds
-from neardup_gui.core.helper import HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
+from neardup_gui.core.helper import HELPER_JOB_PAIRS, HELPER_MIN_PAIRS, HELPER_SHARE, VerifyHelper, build_job
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
 from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures, without
@@ -899,15 +899,23 @@ def _verify_and_flag(
         if use_helper and len(chunk) >= HELPER_MIN_PAIRS:
             assert helper is not None
             cut = int(len(chunk) * HELPER_SHARE)
-            sent, chunk = list(chunk[:cut]), chunk[cut:]
-            future = helper.submit(build_job(
-                sent, ids, texts, by_id, proposals.exact_group_of, proposals.signatures, proposals.rep_of_index,
-                proposals.methods_of, list(proposals.by_method), params, template,
-            ))  # fmt: skip
-            if future is None:  # the helper is gone: this process does the whole round
-                chunk = sent + list(chunk)
-            else:
-                away.append((future, sent))
+            share, chunk = list(chunk[:cut]), chunk[cut:]
+            back: list[tuple[int, int]] = []
+            # In jobs of at most HELPER_JOB_PAIRS, as even as can be: those it has not started at
+            # the end are taken back below, and the last ones it runs are short.
+            jobs = -(-len(share) // HELPER_JOB_PAIRS)
+            for part in range(jobs):
+                sent = share[part * len(share) // jobs : (part + 1) * len(share) // jobs]
+                future = helper.submit(build_job(
+                    sent, ids, texts, by_id, proposals.exact_group_of, proposals.signatures, proposals.rep_of_index,
+                    proposals.methods_of, list(proposals.by_method), params, template,
+                ))  # fmt: skip
+                if future is None:  # the helper is gone: this process does the rest of the round
+                    back.extend(sent)
+                else:
+                    away.append((future, sent))
+            if back:
+                chunk = back + list(chunk)
         local_rounds.append(chunk)
     done = taken + taken_rejected
     for chunk in local_rounds:
@@ -918,7 +926,22 @@ def _verify_and_flag(
             prepared.hashes.drop()
         done += len(chunk)
         progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
-    for n, (future, sent) in enumerate(away):
+    # The helper's rounds it has not started when this process has done its own are taken back,
+    # the last first: a helper that lags (its share shipped there and its candidates back) kept
+    # this process waiting, a core idle, for the last 6 s of a folder of drafts.
+    while away and away[-1][0].cancel():
+        progress.check()
+        _future, sent = away.pop()
+        got, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=sent)
+        kept.extend(got)
+        rejected += dropped
+        if isinstance(prepared.hashes, LazyHashes):
+            prepared.hashes.drop()
+        done += len(sent)
+        assert helper is not None
+        helper.taken_back += len(sent)
+        progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
+    for future, sent in away:
         progress.check()
         try:
             from_helper, dropped = future.result()

@@ -4,6 +4,7 @@ that dies costs nothing but time. Real spawned processes, real files."""
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,22 @@ def test_half_of_each_round_verified_in_a_helper_gives_the_same_candidates(folde
     assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
     assert split.counts == alone.counts and len(alone.candidates) >= 190
     assert any("negation_changed" in c.flags for c in split.candidates)
+
+
+def test_jobs_the_helper_has_not_started_are_taken_back_and_verified_here(folder) -> None:
+    corpus = scan_folder(folder)
+    alone = screen(corpus.documents, corpus.texts, PARAMS)
+    helper = VerifyHelper()
+    helper.start()
+    for _ in range(3):  # busy for 6 s: its jobs stay queued meanwhile
+        assert helper.call(time.sleep, 2) is not None
+    try:
+        split = screen(corpus.documents, corpus.texts, PARAMS, helper=helper)
+    finally:
+        helper.close()
+    assert helper.sent > 0 and helper.taken_back > 0 and not helper.failed
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
+    assert split.counts == alone.counts
 
 
 def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
