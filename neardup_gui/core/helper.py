@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from neardup_gui.core.machine import usable_cores
+from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.records import Candidate, Document, ScreenParams
 
 log = logging.getLogger(__name__)
@@ -234,4 +235,7 @@ def run_job(job: dict[str, Any]) -> tuple[list[Candidate], int]:
         for m in methods:
             by_method.setdefault(m, set()).add((min(i, j), max(i, j)))
     proposals = Proposals(by_method, job["groups"], job["signatures"], list(range(len(ids))))
-    return verify_and_flag_pairs(prepared, proposals, documents, texts, params, job["template"], pairs=job["pairs"])
+    # Without the cyclic collector meanwhile, as in the screening process: a job of drafts makes
+    # ~100,000 objects (segments, rows, candidates), and its collections walked them over and over.
+    with cycle_collector_paused():
+        return verify_and_flag_pairs(prepared, proposals, documents, texts, params, job["template"], pairs=job["pairs"])
