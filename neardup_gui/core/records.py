@@ -373,7 +373,7 @@ class ScreenParams:
         return cls(**kwargs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """A passage shared by both texts, as code-point offsets into each raw text (end exclusive)."""
 
