@@ -3,9 +3,9 @@
 Fixed shares per stage (``progress.STAGES``) fit a folder of articles: in a folder of PDFs reading
 is nine tenths of the time, in a folder of drafts that pair with each other verification is, and in
 a rescan most files are only stat'ed. The engine therefore says what it found as soon as it knows
-(``plan_stages``: after the listing, before preparing, once the pairs are known) as estimated
-seconds per stage (``stage_seconds``), and ``ScreenEstimate`` turns the reports into a share of
-the whole and a time left:
+(``plan_stages``: after the listing, before preparing, from the first boilerplate sample's pairs,
+once the pairs are known) as estimated seconds per stage (``stage_seconds``), and
+``ScreenEstimate`` turns the reports into a share of the whole and a time left:
 
 - the share is the estimated work done (finished stages, plus the current one's done / total)
   over the estimated work of the whole screen;
@@ -93,7 +93,7 @@ def stage_seconds(
     if documents is not None and new_chars is not None:
         fresh = max(0, documents - cached)
         out["normalize"] = new_chars * PREPARE_PER_CHAR + fresh * PREPARE_PER_DOCUMENT + cached * CACHED_PER_DOCUMENT
-        out["shingle"] = 0.0  # one pass with normalizing since session 9
+        out["shingle"] = 0.0  # done in the same pass as normalizing (reported at its end)
         out["candidates"] = documents * CANDIDATES_PER_DOCUMENT
     if documents is not None or pairs is not None:
         n = pairs if pairs is not None else round(PAIRS_PER_DOCUMENT * (documents or 0))

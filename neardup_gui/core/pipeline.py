@@ -926,9 +926,9 @@ def _verify_and_flag(
             prepared.hashes.drop()
         done += len(chunk)
         progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
-    # The helper's rounds it has not started when this process has done its own are taken back,
-    # the last first: a helper that lags (its share shipped there and its candidates back) kept
-    # this process waiting, a core idle, for the last 6 s of a folder of drafts.
+    # The helper's jobs it has not started when this process has done its own pairs are taken
+    # back, the last first: a helper that lags (its share shipped there and its candidates back)
+    # kept this process waiting, a core idle, for the last 3-6 s of a folder of drafts.
     while away and away[-1][0].cancel():
         progress.check()
         _future, sent = away.pop()
