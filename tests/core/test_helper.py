@@ -62,12 +62,15 @@ def test_jobs_the_helper_has_not_started_are_taken_back_and_verified_here(folder
     alone = screen(corpus.documents, corpus.texts, PARAMS)
     helper = VerifyHelper()
     helper.start()
-    for _ in range(3):  # busy for 6 s: its jobs stay queued meanwhile
-        assert helper.call(time.sleep, 2) is not None
+    for _ in range(3):  # busy for 3 s: its jobs stay queued meanwhile
+        assert helper.call(time.sleep, 1) is not None
+    pool = helper._pool
+    assert pool is not None
     try:
         split = screen(corpus.documents, corpus.texts, PARAMS, helper=helper)
     finally:
         helper.close()
+        pool.shutdown(wait=True)  # no process left sleeping behind the later tests
     assert helper.sent > 0 and helper.taken_back > 0 and not helper.failed
     assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
     assert split.counts == alone.counts
