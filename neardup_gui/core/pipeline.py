@@ -918,12 +918,17 @@ def _verify_and_flag(
                 chunk = back + list(chunk)
         local_rounds.append(chunk)
     done = taken + taken_rejected
-    for chunk in local_rounds:
+
+    def here(chunk: Sequence[tuple[int, int]]) -> None:  # pairs verified in this process
+        nonlocal rejected
         got, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=chunk)
         kept.extend(got)
         rejected += dropped
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
+
+    for chunk in local_rounds:
+        here(chunk)
         done += len(chunk)
         progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
     # The helper's jobs it has not started when this process has done its own pairs are taken
@@ -932,11 +937,7 @@ def _verify_and_flag(
     while away and away[-1][0].cancel():
         progress.check()
         _future, sent = away.pop()
-        got, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=sent)
-        kept.extend(got)
-        rejected += dropped
-        if isinstance(prepared.hashes, LazyHashes):
-            prepared.hashes.drop()
+        here(sent)
         done += len(sent)
         assert helper is not None
         helper.taken_back += len(sent)
@@ -949,12 +950,11 @@ def _verify_and_flag(
             if helper is not None and not helper.failed:
                 log.warning("verification helper failed; verifying in this process", exc_info=True)
                 helper.failed = True
-            from_helper, dropped = verify_and_flag_pairs(prepared, proposals, by_id, texts, params, template, quiet, pairs=sent)
-            if isinstance(prepared.hashes, LazyHashes):
-                prepared.hashes.drop()
-        kept.extend(from_helper)
-        rejected += dropped
-        # The helper's rounds come in after this process's: the bar goes on as each does.
+            here(sent)
+        else:
+            kept.extend(from_helper)
+            rejected += dropped
+        # The helper's jobs come in after this process's pairs: the bar goes on as each does.
         progress.report("verify", done + sum(len(s) for f, s in away if f.done() or f is future), total)
     progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
