@@ -33,7 +33,7 @@ __all__ = ["PlannedProgress", "ScreenEstimate", "listens", "plan_stages", "stage
 # matter: the time left is scaled by the pace of the run itself.
 LIST_PER_FILE = 4e-6  # the walk
 STAT_PER_FILE = 15e-6  # ... a stat per file a rescan may take over, and the cache read meanwhile
-READ_PER_UNIT = 30e-6  # reading, hashing, decoding a plain file (``io.corpus.read_weight``: a PDF is ~300)
+READ_PER_UNIT = 45e-6  # reading, hashing, decoding a plain file (``io.corpus.read_weight``: a PDF is ~300)
 TAKEN_OVER_PER_FILE = 8e-6  # a file a rescan takes over unread: its stamp compared, its row made
 PREPARE_PER_CHAR = 60e-9  # normalizing, shingling, signing, writing normalized/ (as the window does)
 PREPARE_PER_DOCUMENT = 30e-6
