@@ -37,6 +37,8 @@ class ProgressPanel(QWidget):
         self.bar.setMinimumWidth(220)
         self.bar.setTextVisible(True)
         self.eta_label = QLabel()
+        # Room for a long time left from the start: the bar keeps its place when one appears.
+        self.eta_label.setMinimumWidth(metrics.horizontalAdvance(self.tr("{0} left").format(format_duration(3599))) + 8)
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop the screen; the previous results stay"))
         layout = QHBoxLayout(self)

@@ -54,3 +54,15 @@ def test_the_window_hears_the_engine_s_estimates_during_a_real_screen(make_windo
     assert set(plans[0]) == set(NAMES)
     assert all(value >= 0 for plan in plans for value in plan.values())
     assert window.progress._estimate.seconds["verify"] == plans[-1]["verify"]
+
+
+def test_the_bar_keeps_its_place_when_a_time_left_appears(qtbot) -> None:
+    panel = ProgressPanel()
+    qtbot.addWidget(panel)
+    panel.start()
+    before = panel.sizeHint().width()
+    panel._started = time.monotonic() - 60
+    panel.plan({name: (100.0 if name == "read" else 1.0) for name in NAMES})
+    panel.update_progress(10, 100, "read")
+    assert panel.eta_label.text() == "about 8 min 49 s left"  # 60 s x (97 s left / 11 s done)
+    assert panel.sizeHint().width() == before  # room for it was there from the start
