@@ -33,11 +33,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 from neardup_gui.core.estimate import ScreenEstimate  # noqa: E402
 from neardup_gui.core.progress import STAGES, overall_fraction  # noqa: E402
 from neardup_gui.core.records import ScreenParams  # noqa: E402
 from neardup_gui.tasks import screen_folder  # noqa: E402
+
+from bench_screen import _touch_one_percent  # noqa: E402  (a sentence appended to every 100th file)
 
 CORPORA = HERE / "corpora"
 POINTS = (0.25, 0.5, 0.75)
@@ -123,13 +126,6 @@ def run(label: str, folder: Path, params: ScreenParams, workspace: Path) -> None
         f"{name} {real.get(name, 0.0):.2f} ({real.get(name, 0.0) / end:.0%}) / {seconds[name] / total_est:.0%}"
         for name, _w in STAGES if name in real or seconds[name] > 0.005 * total_est
     ))  # fmt: skip
-
-
-def _touch_one_percent(folder: Path) -> None:
-    paths = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
-    for p in paths[::100]:
-        with open(p, "ab") as f:
-            f.write("\n本段为复核时补充的说明文字。".encode())
 
 
 def main() -> int:

@@ -119,11 +119,9 @@ def listens(progress: Any) -> bool:
 
 
 def plan_stages(progress: Any, seconds: Mapping[str, float]) -> None:
-    """Tell ``progress`` the estimated seconds of stages (``ScreenEstimate.plan``), if it listens
-    (a progress object may have a ``plan`` method; most have none)."""
-    plan = getattr(progress, "plan", None)
-    if plan is not None:
-        plan(dict(seconds))
+    """Tell ``progress`` the estimated seconds of stages (``ScreenEstimate.plan``), if it listens."""
+    if listens(progress):
+        progress.plan(dict(seconds))
 
 
 class PlannedProgress(CallbackProgress):
@@ -144,7 +142,8 @@ class PlannedProgress(CallbackProgress):
         self._on_plan(seconds)
 
 
-_ORDER = {name: n for n, (name, _weight) in enumerate(STAGES)}
+_NAMES = tuple(name for name, _weight in STAGES)
+_ORDER = {name: n for n, name in enumerate(_NAMES)}
 _NOMINAL = 10.0  # seconds of a screen before anything is known: the stages' fixed shares of it
 
 
@@ -182,11 +181,11 @@ class ScreenEstimate:
 
     def work_share(self) -> float:
         """Estimated work done over the whole's, in [0, 1] (may go down when an estimate grows)."""
-        names = [name for name, _weight in STAGES]
-        total = sum(self.seconds[name] for name in names)
+        total = sum(self.seconds.values())
         if total <= 0 or self._stage < 0:
             return 0.0
-        done = sum(self.seconds[name] for name in names[: self._stage]) + self.seconds[names[self._stage]] * self._part
+        done = sum(self.seconds[name] for name in _NAMES[: self._stage])
+        done += self.seconds[_NAMES[self._stage]] * self._part
         return min(1.0, done / total)
 
     def share(self) -> float:

@@ -35,13 +35,13 @@ from neardup_gui.core.helper import HELPER_JOB_PAIRS, HELPER_MIN_PAIRS, HELPER_S
 from neardup_gui.core.methods import bruteforce, exact, simhash
 from neardup_gui.core.methods.containment import ContainmentMemo, containment_index, containment_pairs
 from neardup_gui.core.methods.dense import DENSE_NEAREST, thin_by_signatures, without
-from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, signatures, unique_pairs
+from neardup_gui.core.methods.minhash_lsh import banding, lsh_pairs, signatures, unique_pairs
 from neardup_gui.core.methods.tfidf import TfidfModel
 from neardup_gui.core.methods.tfidf import peak_bytes as tfidf_peak_bytes
 from neardup_gui.core.machine import available_memory
 from neardup_gui.core.memory import human_size, release_free_memory
 from neardup_gui.core.normalize import normalize_batch
-from neardup_gui.core.prepare import INCREMENTAL_MAX_SHARE, LazyHashes, Prepared, PrepareCache, cache_key, prepare
+from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
 from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, dict_giving_way, list_giving_way
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
@@ -161,13 +161,6 @@ _CHOOSING_ONLY = frozenset({"cluster_limit"})
 def _as_json(value: object) -> str:
     """Canonical JSON (tuples and lists alike), to compare parameters read back from a session."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def banding(params: ScreenParams) -> tuple[int, int]:
-    """The (bands, rows) a screen uses: explicit ones, or datasketch's optimum for the threshold."""
-    if params.bands is not None and params.rows is not None:
-        return params.bands, params.rows
-    return optimal_bands_rows(params.threshold, params.num_perm)
 
 
 @dataclass
@@ -546,8 +539,6 @@ def screen(
     if keep_cache or cache is not None:
         shas = list_giving_way(map(_sha256_of, documents))
         keys = dict_giving_way(itertools.compress(zip(ids, shas), shas))
-    _plan_preparing(progress, documents, usable, chars, texts, cache, keys, params)
-
     def given(positions: list[int], cps: list[np.ndarray]) -> None:
         assert normalized is not None
         normalized([usable[p] for p in positions], cps)
@@ -557,7 +548,7 @@ def screen(
     prepared = prepare(
         usable, texts, params, progress, keep_cps=own_models, keep_hashes=params.method == METHOD_JACCARD,
         keys=keys, cache=cache, normalized=given if normalized is not None else None,
-        queued=release_texts if releasing else None,
+        queued=release_texts if releasing else None, lengths=chars,
     )  # fmt: skip
     new_cache = prepared.cache if keep_cache else None
     if helper is not None and not helper.started:  # see core.helper.start_early
@@ -661,31 +652,6 @@ def screen(
 
 # Pairs looked at to estimate the verification's work (``_plan_verifying``): an even sample.
 _PLAN_SAMPLE = 2000
-
-
-def _plan_preparing(
-    progress: Progress,
-    documents: Sequence[Document],
-    usable: list[str],
-    chars: list[int],
-    texts: Mapping[str, str],
-    cache: PrepareCache | None,
-    keys: Mapping[str, str] | None,
-    params: ScreenParams,
-) -> None:
-    """Tell a progress that listens (``core.estimate``) the stages ahead, now that every text's
-    length is known: the documents to prepare and their characters, those the cache holds."""
-    if not listens(progress):
-        return
-    held: list[bool] = [False] * len(usable)
-    if cache is not None and keys is not None and cache.key == cache_key(params):
-        held = [p is not None for p in cache.positions([keys.get(i, "") for i in usable])]
-    new_chars = sum(n or len(texts[i]) for i, n, h in zip(usable, chars, held) if not h)
-    cached = sum(held)
-    if len(usable) - cached > INCREMENTAL_MAX_SHARE * len(usable):  # prepare then takes none from the cache
-        new_chars, cached = sum(n or len(texts[i]) for i, n in zip(usable, chars)), 0
-    plan_stages(progress, stage_seconds(files=len(documents), documents=len(usable), new_chars=new_chars,
-                                        cached=cached))  # fmt: skip
 
 
 def _plan_verifying(

@@ -67,7 +67,7 @@ from neardup_gui.core.helper import helper_pays
 from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
-from neardup_gui.core.methods.minhash_lsh import lsh_pairs, optimal_bands_rows, permutations, signatures
+from neardup_gui.core.methods.minhash_lsh import banding, lsh_pairs, permutations, signatures
 from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import (
     GIVING_WAY_SLICE,
@@ -342,6 +342,7 @@ def prepare(
     keep_cache: bool = True,
     normalized: Callable[[list[int], list[np.ndarray]], None] | None = None,
     queued: Callable[[], None] | None = None,
+    lengths: Sequence[int] | None = None,
 ) -> Prepared:
     """Normalize, shingle and sign the given documents (in batches, on two threads).
 
@@ -367,6 +368,9 @@ def prepare(
             prepared: a caller that drops its references to the texts then (``texts`` reads them
             again if asked, as ``LazyHashes`` may) frees each text as its batch is done rather than
             all of them at the end (~300 MB at 100,000 files).
+        lengths: Characters of each document as its manifest row says (0: not known), for the
+            estimate a progress that listens is told (``core.estimate``): a text taken over unread
+            is then not read for it.
     """
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
@@ -379,6 +383,10 @@ def prepare(
         if total - len(reuse) > INCREMENTAL_MAX_SHARE * total:
             reuse = {}
     todo = [p for p in range(total) if p not in reuse]
+    if listens(progress):  # the stages ahead, now that the texts are read and the cache looked up
+        known = lengths if lengths is not None else [0] * total
+        new_chars = sum(known[p] or len(texts[doc_ids[p]]) for p in todo)
+        plan_stages(progress, stage_seconds(documents=total, new_chars=new_chars, cached=len(reuse)))
     compiled = _kernels_warm or sum(len(texts[doc_ids[p]]) for p in todo) >= _COMPILED_MIN_CHARS
     work = _Preparer(params, progress, keep_cps, keep_hashes, compiled, normalized)
     located: dict[int, tuple[_Batch, int]] = {}
@@ -585,8 +593,7 @@ class _Preparer:
             if sampled < 2:
                 return
             params = self.params
-            bands, width = (params.bands, params.rows) if params.bands and params.rows else (
-                optimal_bands_rows(params.threshold, params.num_perm))  # fmt: skip
+            bands, width = banding(params)
             pairs, _capped = lsh_pairs(np.concatenate(rows), bands, width, params.bucket_cap, ChecksOnly(self.progress))
             scale = total * (total - 1) / (sampled * (sampled - 1))
             pair_chars = int(chars[pairs].sum()) if pairs.size else 0

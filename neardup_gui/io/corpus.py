@@ -1050,13 +1050,14 @@ def scan_folder(
 
         how = _How(max_bytes, extract_options, progress.check)
         files = [(entries[n].fs_path, entries[n].rel.rsplit("/", 1)[-1]) for n in to_read]
-        units = sum(read_weight(name) for _path, name in files)
+        helped = read_helper and workers <= 1
+        units = sum(read_weight(name) for _path, name in files) if helped or listens(progress) else 0
         # What the screen has ahead, as far as the listing tells (a progress that listens: core.estimate).
         if listens(progress):
             taken = len(known_at)
             plan_stages(progress, stage_seconds(files=len(entries), read_units=units, taken_over=taken,
                                                 documents=len(to_read) + taken, cached=taken))  # fmt: skip
-        if read_helper and workers <= 1 and read_helper_pays(units):
+        if helped and read_helper_pays(units):
             helper = early.helper if early is not None else None
             results = _read_with_helper(files, how, progress, arrived=arrived, helper=helper)
         else:

@@ -23,10 +23,12 @@ import numpy as np
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.methods.sorting import sort_in_place
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
+from neardup_gui.core.records import ScreenParams
 
 __all__ = [
     "permutations",
     "optimal_bands_rows",
+    "banding",
     "signatures",
     "band_keys",
     "pairs_from_keys",
@@ -66,6 +68,13 @@ def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     a.setflags(write=False)
     b.setflags(write=False)
     return a, b
+
+
+def banding(params: ScreenParams) -> tuple[int, int]:
+    """The (bands, rows) a screen uses: explicit ones, or datasketch's optimum for the threshold."""
+    if params.bands is not None and params.rows is not None:
+        return params.bands, params.rows
+    return optimal_bands_rows(params.threshold, params.num_perm)
 
 
 @lru_cache(maxsize=64)
