@@ -294,16 +294,22 @@ def bench_pair(n_chars: int, results: list[tuple[str, str, str]], kind: str = "e
         view.grab()
 
     total = timed(load)
-    # The GUI-thread share: texts in, highlights drawn, given a finished diff.
+    # The GUI-thread share: texts in, highlights drawn, given a finished diff. The highlights of a
+    # pair past BACKGROUND_CHARS are made in the pool thread with its diff, as the view does.
     from neardup_gui.ui.diff_highlights import highlights_for, insertion_points
+    from neardup_gui.ui.diff_view import BACKGROUND_CHARS
+
+    def marks() -> tuple:
+        return (*highlights_for(diff, candidate), *insertion_points(diff))
+
+    made = marks() if len(left) + len(right) > BACKGROUND_CHARS else None
 
     def gui_only() -> None:
         view.left.set_text(left)
         view.right.set_text(right)
-        lh, rh = highlights_for(diff, candidate)
+        lh, rh, lp, rp = made or marks()
         view.left.set_highlights(lh)
         view.right.set_highlights(rh)
-        lp, rp = insertion_points(diff)
         view.left.set_insertions(lp)
         view.right.set_insertions(rp)
         _drain()

@@ -14,6 +14,7 @@ Imports PySide6 and ``neardup_gui.core`` only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QKeySequence, QPalette
@@ -37,7 +38,7 @@ from neardup_gui.ui.diff_highlights import (
     insertion_swatch,
     swatch,
 )
-from neardup_gui.ui.diff_pane import DiffPane
+from neardup_gui.ui.diff_pane import DiffPane, Highlight
 from neardup_gui.ui.labels import literal_tooltip
 from neardup_gui.ui.palette import OKABE_ITO, HighlightKind, legend_entries
 from neardup_gui.ui.worker import DiffChannel, DiffJob
@@ -45,6 +46,23 @@ from neardup_gui.ui.worker import DiffChannel, DiffJob
 __all__ = ["BACKGROUND_CHARS", "DiffView", "PairRequest", "highlights_for"]
 
 BACKGROUND_CHARS = 20_000  # longer pairs are compared off the GUI thread
+
+
+@dataclass(frozen=True)
+class _Marks:
+    """What the panes draw for a pair: its diff, each side's highlights and insertion points."""
+
+    diff: PairDiff
+    left: list[Highlight]
+    right: list[Highlight]
+    left_points: list[int]
+    right_points: list[int]
+
+
+def _marks_of(diff: PairDiff, candidate: Candidate) -> _Marks:
+    """``_Marks`` of a pair (in a pool thread for a long pair: no Qt object is made here)."""
+    left, right = highlights_for(diff, candidate)
+    return _Marks(diff, left, right, *insertion_points(diff))
 
 
 @dataclass(frozen=True)
@@ -218,16 +236,18 @@ class DiffView(QWidget):
         if len(request.left_text) + len(request.right_text) <= BACKGROUND_CHARS:
             try:
                 result = pair_diff(request.left_text, request.right_text, request.options, min_len=request.min_len)
+                marks = _marks_of(result, request.candidate)
             except Exception as exc:  # shown in the view; the texts stay readable
                 self._on_diff_failed(request_id, str(exc))
             else:
-                self._on_diff_ready(request_id, result)
+                self._on_diff_ready(request_id, marks)
         else:
             self.state_label.setText(self.tr("Comparing…"))
             self._pool.clear()  # pairs the user has already moved past need not be compared
-            self._pool.start(
-                DiffJob(request_id, request.left_text, request.right_text, request.options, request.min_len, self._channel)
-            )
+            self._pool.start(DiffJob(
+                request_id, request.left_text, request.right_text, request.options, request.min_len, self._channel,
+                finish=partial(_marks_of, candidate=request.candidate),  # the highlights made there too
+            ))  # fmt: skip
         return request_id
 
     def _describe(self, doc: Document | None, doc_id: str, side: str) -> str:
@@ -245,16 +265,14 @@ class DiffView(QWidget):
         for pane in (self.left, self.right):
             pane.setPlaceholderText(notice)
 
-    def _on_diff_ready(self, request_id: int, diff: object) -> None:
-        if request_id != self._request_id or self._request is None or not isinstance(diff, PairDiff):
+    def _on_diff_ready(self, request_id: int, marks: object) -> None:
+        if request_id != self._request_id or self._request is None or not isinstance(marks, _Marks):
             return  # an answer for a pair that is no longer shown
-        self._diff = diff
-        left, right = highlights_for(diff, self._request.candidate)
-        self.left.set_highlights(left)
-        self.right.set_highlights(right)
-        left_points, right_points = insertion_points(diff)
-        self.left.set_insertions(left_points)
-        self.right.set_insertions(right_points)
+        self._diff = diff = marks.diff
+        self.left.set_highlights(marks.left)
+        self.right.set_highlights(marks.right)
+        self.left.set_insertions(marks.left_points)
+        self.right.set_insertions(marks.right_points)
         self.state_label.setText(
             self.tr("shared passages: {0} · changes inside them: {1}").format(len(diff.segments), len(diff.hunks))
         )

@@ -41,6 +41,11 @@ class OffsetMap:
         offset = min(max(0, offset), self.length)
         return offset if self._positions is None else int(self._positions[offset])
 
+    def many_to_qt(self, offsets: np.ndarray) -> np.ndarray:
+        """``to_qt`` of every offset of an integer array, at once."""
+        clamped = np.clip(offsets, 0, self.length)
+        return clamped if self._positions is None else self._positions[clamped]
+
     def span_to_qt(self, start: int, end: int) -> tuple[int, int]:
         """Document positions of a code-point span (end exclusive)."""
         return self.to_qt(start), self.to_qt(end)

@@ -28,14 +28,14 @@ import gc
 import logging
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
 
 from neardup_gui import tasks
-from neardup_gui.core.diffspans import pair_diff
+from neardup_gui.core.diffspans import PairDiff, pair_diff
 from neardup_gui.core.memory import cycle_collector_paused
 from neardup_gui.core.estimate import PlannedProgress
 from neardup_gui.core.progress import Cancelled
@@ -225,12 +225,14 @@ class ScreenRunner(QObject):
 class DiffChannel(QObject):
     """Carries a pool thread's answer to the GUI thread (queued, since it lives there)."""
 
-    diff_ready = Signal(int, object)  # request id, PairDiff
+    diff_ready = Signal(int, object)  # request id, PairDiff (or what the job's ``finish`` made of it)
     diff_failed = Signal(int, str)  # request id, details
 
 
 class DiffJob(QRunnable):
-    """Computes ``pair_diff`` for one pair in a pool thread."""
+    """Computes ``pair_diff`` for one pair in a pool thread; with ``finish``, what the view draws
+    from it too (``finish(diff)``, e.g. the highlights: pure Python, ~0.15 s for the 78,000 spans
+    of a 2,000,000-character reformatted copy), and answers that instead."""
 
     def __init__(
         self,
@@ -240,21 +242,24 @@ class DiffJob(QRunnable):
         options: NormalizeOptions,
         min_len: int,
         channel: DiffChannel,
+        finish: Callable[[PairDiff], object] | None = None,
     ) -> None:
         super().__init__()
         self.request_id = request_id
         self._args = (left, right, options, min_len)
         self._channel = channel
+        self._finish = finish
 
     def run(self) -> None:
         left, right, options, min_len = self._args
         try:
             result = pair_diff(left, right, options, min_len=min_len)
+            answer = result if self._finish is None else self._finish(result)
         except Exception:
             log.exception("diff of request %s failed", self.request_id)
             self._emit("diff_failed", traceback.format_exc())
         else:
-            self._emit("diff_ready", result)
+            self._emit("diff_ready", answer)
 
     def _emit(self, signal_name: str, value: object) -> None:
         try:

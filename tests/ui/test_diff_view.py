@@ -14,7 +14,7 @@ from neardup_gui.ui.diff_highlights import insertion_points
 from neardup_gui.ui.diff_pane import DiffPane, Highlight
 from neardup_gui.ui.diff_view import BACKGROUND_CHARS, DiffView, PairRequest
 from neardup_gui.ui.offsets import OffsetMap
-from neardup_gui.ui.palette import INSERTION_COLOR, HighlightKind
+from neardup_gui.ui.palette import BACKGROUND, INSERTION_COLOR, HighlightKind
 from ui_factories import make_candidate, make_document
 
 OPTIONS = NormalizeOptions()
@@ -176,6 +176,42 @@ def test_the_current_passage_is_painted_under_its_changes_and_gives_its_colour_b
     assert bare.painted_spans(HighlightKind.CURRENT) == [(2, 8)]
     bare.set_current(None)
     assert bare.painted_spans(HighlightKind.CURRENT) == []
+
+
+def _colour_pixels(pane: DiffPane, kind: HighlightKind) -> int:
+    """Pixels of the pane's viewport (every other one) painted in a highlight kind's colour."""
+    image = pane.viewport().grab().toImage()
+    colour = BACKGROUND[kind].rgb()
+    return sum(image.pixel(x, y) == colour for y in range(0, image.height(), 2) for x in range(0, image.width(), 2))
+
+
+def test_highlights_far_down_a_long_text_are_drawn_when_scrolled_to_and_replaced_ones_never_show(qtbot) -> None:
+    pane = DiffPane()
+    qtbot.addWidget(pane)
+    pane.resize(600, 300)
+    lines = [f"第{i:04d}行：社区食堂每周公布下周菜谱并设置意见簿。" for i in range(3000)]
+    text = "\n".join(lines)
+    pane.set_text(text)
+    pane.show()
+    qtbot.waitExposed(pane)
+    far = text.index(lines[2500])
+    pane.set_highlights([Highlight(HighlightKind.SHARED, far, far + len(lines[2500]))])
+    assert _colour_pixels(pane, HighlightKind.SHARED) == 0  # that line is far below
+    block = pane.document().findBlockByNumber(2500)
+    assert block.layout().formats() == []  # and its formats are not set until it comes into view
+    pane.scroll_offset_to_top(far)
+    assert _colour_pixels(pane, HighlightKind.SHARED) > 100
+    assert [f.start for f in block.layout().formats()] == [0]
+    # New highlights: the line's old colour must not show, there or after scrolling away and back.
+    pane.set_highlights([Highlight(HighlightKind.CHANGED, far + 3, far + 9)])
+    assert _colour_pixels(pane, HighlightKind.SHARED) == 0 and _colour_pixels(pane, HighlightKind.CHANGED) > 20
+    pane.scroll_offset_to_top(0)
+    pane.set_highlights([])
+    pane.scroll_offset_to_top(far)
+    assert _colour_pixels(pane, HighlightKind.CHANGED) == 0
+    pane.set_current(far, far + 5)
+    assert _colour_pixels(pane, HighlightKind.CURRENT) > 20
+    assert pane.painted_spans(HighlightKind.CURRENT) == [(far, far + 5)]
 
 
 def test_clicking_a_shared_passage_moves_the_other_pane_to_its_twin(qtbot) -> None:
