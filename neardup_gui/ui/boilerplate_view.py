@@ -108,18 +108,10 @@ def find_boilerplate(
     prepared = prepare(ids, texts, params, progress)
     index = TemplateIndex.build(prepared.hashes, min_docs=max(2, min_docs), min_share=0.0, k=params.k,
                                 options=params.normalize, progress=progress)  # fmt: skip
-    kept: dict[str, str] = {}
-    for n, doc_id in enumerate(prepared.doc_ids):
-        if n % 64 == 0:
-            progress.check()
-        raw = texts[doc_id]
-        covered = sum(e - s for s, e in index.covered_spans(raw))
-        if covered <= MAX_COVERED_SHARE * max(1, len(raw)):
-            kept[doc_id] = raw
-    found = index.passages(kept, params.normalize, params.k, limit=PASSAGE_LIMIT, progress=progress)
+    found, left_out = index.search({d: texts[d] for d in prepared.doc_ids}, params.normalize, params.k,
+                                   limit=PASSAGE_LIMIT, most_covered=MAX_COVERED_SHARE, progress=progress)  # fmt: skip
     passages = tuple(_with_brackets(p, texts[p.doc_id]) for p in found if p.doc_count >= max(2, min_docs))
-    return BoilerplateResult(passages, max(2, min_docs), len(prepared.doc_ids), len(prepared.doc_ids) - len(kept),
-                             sampled_from)  # fmt: skip
+    return BoilerplateResult(passages, max(2, min_docs), len(prepared.doc_ids), left_out, sampled_from)
 
 
 _OPENING = "【（(「『《〈“‘[{"

@@ -216,3 +216,103 @@ def test_boilerplate_of_generated_articles_is_the_same_as_before() -> None:
     boilerplate, counts, min_count, documents = oracle_template_build(arrays)
     assert np.array_equal(got.boilerplate, boilerplate) and np.array_equal(got.doc_counts, counts)
     assert (got.min_count, got.documents) == (min_count, documents)
+
+
+def test_boilerplate_membership_by_buckets_answers_as_a_binary_search() -> None:
+    # An index past BUCKETED_FROM is asked through buckets of top bits: the same answers as a
+    # binary search, for hashes in it, next to it, at both ends of the range and repeated.
+    from neardup_gui.core.flags.template import BUCKETED_FROM, in_sorted
+
+    rng = np.random.default_rng(5)
+    values = np.unique(rng.integers(0, 2**64 - 1, 3 * BUCKETED_FROM, dtype=np.uint64, endpoint=True))
+    # a crowded stretch: many values sharing their top bits (one bucket holds dozens)
+    crowded = np.arange(2**40, 2**40 + 64 * 97, 97, dtype=np.uint64)
+    values = np.unique(np.concatenate([values, crowded, np.array([0, 2**64 - 1], dtype=np.uint64)]))
+    index = TemplateIndex(values, np.full(values.size, 3), 3, 1000)
+    picks = values[rng.integers(0, values.size, 5000)]
+    queries = np.concatenate([picks, picks + np.uint64(1), picks - np.uint64(1), crowded + np.uint64(1), crowded,
+                              np.array([0, 1, 2**64 - 1, 2**64 - 2], dtype=np.uint64)])  # fmt: skip
+    rng.shuffle(queries)
+    got = index.holds(queries)
+    assert np.array_equal(got, in_sorted(queries, values))
+    assert got.sum() >= 5000 + crowded.size  # found, not merely all False
+    assert not index.holds(np.zeros(0, dtype=np.uint64)).size
+
+
+def test_an_index_sent_to_another_process_leaves_its_lookup_table_behind() -> None:
+    import pickle
+
+    from neardup_gui.core.flags.template import BUCKETED_FROM
+
+    values = np.arange(1, 2 * BUCKETED_FROM + 1, dtype=np.uint64) * np.uint64(2**40)
+    index = TemplateIndex(values, np.full(values.size, 3), 3, 1000)
+    bare = len(pickle.dumps(index))
+    queries = values[::7] + np.uint64(1)
+    assert not index.holds(queries).any() and index.holds(values[::7]).all()  # the table is made now
+    data = pickle.dumps(index)
+    assert len(data) < bare + 1000  # not its ~1 MB of bucket offsets
+    again = pickle.loads(data)
+    assert again.holds(values[::7]).all() and not again.holds(queries).any()
+
+
+def _oracle_search(index: TemplateIndex, texts: dict[str, str], k: int, limit: int, most_covered: float):
+    """Boilerplate passages as ``TemplateIndex.passages`` found them before the two-pass search:
+    every run of every text read back and counted in one dictionary."""
+    from neardup_gui.core.flags.template import BoilerplatePassage, _runs, in_sorted
+    from neardup_gui.core.shingles import window_hashes
+
+    found: dict[str, list] = {}
+    left_out = 0
+    for doc_id, raw in texts.items():
+        norm = normalize(raw, index.options)
+        runs = _runs(in_sorted(window_hashes(norm.cps, k), index.boilerplate))
+        covered = sum(e - s for s, e in (norm.raw_span(a, b + k - 1) for a, b in runs))
+        if most_covered < 1.0 and covered > most_covered * max(1, len(raw)):  # (find_boilerplate's check)
+            left_out += 1
+            continue
+        seen: set[str] = set()
+        for a, b in runs:
+            key = norm.text[a : b + k - 1]
+            if key in seen:
+                continue
+            seen.add(key)
+            if key not in found:
+                s, e = norm.raw_span(a, b + k - 1)
+                found[key] = [1, [doc_id], doc_id, s, e, raw[s:e]]
+            else:
+                found[key][0] += 1
+                if len(found[key][1]) < 5:
+                    found[key][1].append(doc_id)
+    ordered = sorted(found.items(), key=lambda kv: (-kv[1][0], -len(kv[0]), kv[0]))[:limit]
+    return [BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered], left_out
+
+
+@pytest.mark.parametrize("min_docs", [2, 4])
+def test_boilerplate_search_finds_the_same_passages_as_reading_every_run(min_docs: int) -> None:
+    # Texts from a small vocabulary (many short shared runs, many ties in count and length), a
+    # header and a footer on some, a passage repeated inside one text, copies (mostly boilerplate,
+    # left out) and texts without any boilerplate.
+    rng = random.Random(11)
+    words = ["社区", "食堂", "居民", "服务", "中心", "开业", "记者", "菜谱", "价格", "老人", "一楼", "窗口"]
+    header, footer = "【基层来稿】本报讯 通讯员 ", "（责任编辑：王芳）"
+    texts: dict[str, str] = {}
+    for i in range(160):
+        body = "".join(rng.choice(words) + ("，" if rng.random() < 0.2 else "") for _ in range(rng.randint(20, 60)))
+        if i % 3 == 0:
+            body = header + body + footer
+        if i % 17 == 0:
+            body = body + "。" + body[:30]  # a passage twice in one text
+        texts[f"d{i:03d}"] = body
+    for i in range(0, 40, 8):
+        texts[f"copy{i:03d}"] = texts[f"d{i:03d}"]
+    texts["alone"] = "与众不同的一段文字没有任何重复"
+    hashes = [shingle_set(normalize(t).cps, K) for t in texts.values()]
+    index = TemplateIndex.build(hashes, min_docs=min_docs, min_share=0.0, k=K)
+    assert index.boilerplate.size > 50
+    for limit in (1, 7, 50, 10_000):
+        for most in (1.0, 0.75):
+            got = index.search(texts, k=K, limit=limit, most_covered=most)
+            expected = _oracle_search(index, texts, K, limit, most)
+            assert got == expected, (limit, most)
+    assert index.passages(texts, k=K, limit=50) == _oracle_search(index, texts, K, 50, 1.0)[0]
+    assert _oracle_search(index, texts, K, 50, 0.75)[1] > 0  # copies were left out

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 from neardup_gui.core.diffspans import PairDiff
 from neardup_gui.core.memory import bounded_runs
 from neardup_gui.core.normalize import normalize
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import FLAG_TEMPLATE_ONLY, FlagEvidence, NormalizeOptions
 from neardup_gui.core.shingles import window_hashes
 
@@ -56,6 +57,41 @@ def in_sorted(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     idx = np.searchsorted(sorted_set, values)
     idx[idx >= sorted_set.size] = 0
     return sorted_set[idx] == values
+
+
+# From this many boilerplate hashes, whether a hash is one is looked up in buckets of their top
+# bits (``_Buckets``) rather than by a binary search.
+BUCKETED_FROM = 1 << 16
+_MAX_TABLE_BITS = 24  # at most 2^24 + 1 offsets (64 MB)
+
+
+class _Buckets:
+    """Membership in a sorted, unique uint64 array by buckets of the values' top bits, about one
+    value a bucket: a hash is ruled out or found by looking at the one or two values of its own
+    bucket. The boilerplate tab's index of a 10,000-article folder holds 1.3 million hashes: a
+    binary search of each window hash of a 1,500-character text took ~620 us, this ~90 us (the
+    same answers)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        bits = max(8, min(_MAX_TABLE_BITS, int(values.size).bit_length()))
+        self.values = values
+        self.shift = np.uint64(64 - bits)
+        self.starts = np.zeros((1 << bits) + 1, dtype=np.int64)
+        np.cumsum(np.bincount((values >> self.shift).astype(np.intp), minlength=1 << bits), out=self.starts[1:])
+
+    def mask(self, queries: np.ndarray) -> np.ndarray:
+        """Boolean mask: which ``queries`` (uint64, any order) are among the values."""
+        top = (queries >> self.shift).astype(np.intp)
+        first = self.starts[top]
+        count = self.starts[top + 1] - first
+        out = np.zeros(queries.size, dtype=bool)
+        live = np.flatnonzero(count)  # the queries whose bucket holds a value; then its j-th one
+        j = 0
+        while live.size:
+            out[live] |= self.values[first[live] + j] == queries[live]
+            j += 1
+            live = live[count[live] > j]
+        return out
 
 
 def _intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -183,18 +219,33 @@ class TemplateIndex:
         """True when no shingle is frequent enough to be boilerplate."""
         return self.boilerplate.size == 0
 
+    def holds(self, hashes: np.ndarray) -> np.ndarray:
+        """Boolean mask: which ``hashes`` (uint64, any order) are boilerplate."""
+        if self.boilerplate.size < BUCKETED_FROM or hashes.size == 0:
+            return in_sorted(hashes, self.boilerplate)
+        return self._buckets.mask(hashes)
+
+    @functools.cached_property
+    def _buckets(self) -> _Buckets:
+        # Made once, when first needed (a frozen dataclass: cached_property sets the instance's
+        # __dict__ directly); never pickled with the index (``__getstate__``).
+        return _Buckets(self.boilerplate)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_buckets"}
+
     def boilerplate_share(self, left_hashes: np.ndarray, right_hashes: np.ndarray) -> float:
         """Share (0..1) of the pair's shared shingles that are boilerplate; 0.0 when none are shared."""
         shared = _intersect(left_hashes, right_hashes)
         if shared.size == 0 or self.is_empty():
             return 0.0
-        return float(np.count_nonzero(in_sorted(shared, self.boilerplate))) / shared.size
+        return float(np.count_nonzero(self.holds(shared))) / shared.size
 
     def jaccard_without(self, left_hashes: np.ndarray, right_hashes: np.ndarray) -> float:
         """Jaccard (0..1) of the pair after removing boilerplate shingles from both sides."""
         if not self.is_empty():
-            left_hashes = left_hashes[~in_sorted(left_hashes, self.boilerplate)]
-            right_hashes = right_hashes[~in_sorted(right_hashes, self.boilerplate)]
+            left_hashes = left_hashes[~self.holds(left_hashes)]
+            right_hashes = right_hashes[~self.holds(right_hashes)]
         shared = _intersect(left_hashes, right_hashes).size
         union = left_hashes.size + right_hashes.size - shared
         return shared / union if union else 0.0
@@ -204,7 +255,7 @@ class TemplateIndex:
         if self.is_empty():
             return []
         norm = normalize(raw, self.options)
-        mask = in_sorted(window_hashes(norm.cps, self.k), self.boilerplate)
+        mask = self.holds(window_hashes(norm.cps, self.k))
         return [norm.raw_span(a, b + self.k - 1) for a, b in _runs(mask)]
 
     def passages(
@@ -216,50 +267,152 @@ class TemplateIndex:
         *,
         progress: Progress = NULL_PROGRESS,
     ) -> list[BoilerplatePassage]:
-        """The boilerplate as readable passages, most widespread first.
+        """The boilerplate as readable passages, most widespread first (``search`` of every text)."""
+        return self.search(texts, norm_options, k, limit, progress=progress)[0]
+
+    def search(
+        self,
+        texts: Mapping[str, str],
+        norm_options: NormalizeOptions | None = None,
+        k: int | None = None,
+        limit: int = 50,
+        *,
+        most_covered: float = 1.0,
+        progress: Progress = NULL_PROGRESS,
+    ) -> tuple[list[BoilerplatePassage], int]:
+        """The boilerplate as readable passages, most widespread first, and how many texts were
+        left out for being mostly boilerplate.
 
         Each document's maximal runs of boilerplate shingles are read back as raw text; runs with
-        the same normalized text are one passage, counted once per document.
+        the same normalized text are one passage, counted once per document. A document whose
+        runs cover more than ``most_covered`` of its raw length (``covered_spans``) is left out:
+        copies and versions of one article would otherwise list the whole article. Each text is
+        normalized and looked up once for both.
 
         Args:
             texts: doc_id -> raw text (the documents the index was built from, or any subset).
             norm_options, k: Normalization and shingle length of the index (default: the index's).
             limit: Maximum number of passages returned.
+            most_covered: The largest share (0..1) of a text its boilerplate may cover.
             progress: Cancellation is checked every 64 documents.
 
         Returns:
-            Passages sorted by document count (descending), then length (descending), then text.
+            (passages sorted by document count (descending), then length (descending), then text;
+            the number of texts left out).
         """
         if self.is_empty():
-            return []
+            return [], 0
         opts = norm_options or self.options
         k = k or self.k
-        found: dict[str, list] = {}
+        # Pass 1: each text's runs, each named by a 128-bit hash of its window hashes (``_RunKeys``),
+        # in columns. Pass 2 below reads back as text only the runs of the passages that can be
+        # among the first ``limit``: with a low document count a 10,000-article folder has ~800,000
+        # runs, ~700,000 passages, and one dictionary entry per run took most of the search.
+        keys = _RunKeys()
+        kept: list[tuple[str, str, str]] = []  # (doc_id, raw, normalized text) of the texts searched
+        run_parts: list[np.ndarray] = []  # per text kept: first window, end window, raw start, raw end
+        left_out = 0
         for n, (doc_id, raw) in enumerate(texts.items()):
             if n % 64 == 0:
                 progress.check()
             norm = normalize(raw, opts)
-            mask = in_sorted(window_hashes(norm.cps, k), self.boilerplate)
-            seen_here: set[str] = set()
-            ntext = norm.text if mask.any() else ""
-            for a, b in _runs(mask):
-                key = ntext[a : b + k - 1]
-                if key in seen_here:
-                    continue
-                seen_here.add(key)
-                entry = found.get(key)
-                if entry is None:
-                    s, e = norm.raw_span(a, b + k - 1)
-                    found[key] = [1, [doc_id], doc_id, s, e, raw[s:e]]
-                else:
-                    entry[0] += 1
-                    if len(entry[1]) < 5:
-                        entry[1].append(doc_id)
-        # The first ``limit`` in that order (as ``sorted(...)[:limit]``): sorting every passage
-        # compared their texts in one call that held the GIL 3 s for a 100,000-file folder's sample.
+            windows = window_hashes(norm.cps, k)
+            firsts, ends = _run_bounds(self.holds(windows))
+            if firsts.size == 0:
+                continue
+            raw_starts, raw_ends = norm.starts[firsts], norm.ends[ends + (k - 2)]
+            if most_covered < 1.0 and int((raw_ends - raw_starts).sum()) > most_covered * max(1, len(raw)):
+                left_out += 1
+                continue
+            keys.add(len(kept), windows, firsts, ends)
+            kept.append((doc_id, raw, norm.text))
+            run_parts.append(np.stack([firsts, ends, raw_starts, raw_ends]))
+        if not kept:
+            return [], left_out
+        runs = np.concatenate(run_parts, axis=1)
+        del run_parts
+        wanted, doc_of = keys.leading(limit)
+        # Pass 2: those runs as text, counted as before (once per document, in the texts' order).
+        found: dict[str, list] = {}
+        for r in np.flatnonzero(wanted).tolist():
+            d = int(doc_of[r])
+            doc_id, raw, ntext = kept[d]
+            a, b, s, e = runs[:, r].tolist()
+            key = ntext[a : b + k - 1]
+            entry = found.get(key)
+            if entry is None:
+                found[key] = [1, [doc_id], doc_id, s, e, raw[s:e], d]
+            elif entry[6] != d:  # counted once per document
+                entry[0] += 1
+                entry[6] = d
+                if len(entry[1]) < 5:
+                    entry[1].append(doc_id)
         ordered = heapq.nsmallest(limit, found.items(), key=lambda kv: (-kv[1][0], -len(kv[0]), kv[0]))
-        empty_giving_way(found)  # (hundreds of thousands of passages freed at once held it ~0.2 s)
-        return [BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered]
+        return [BoilerplatePassage(v[5], v[0], tuple(v[1]), v[2], v[3], v[4]) for _, v in ordered], left_out
+
+
+class _RunKeys:
+    """The runs of boilerplate windows of many texts, each named by two 64-bit polynomial hashes of
+    its window hashes (and its length), so that equal passages are counted by numpy instead of one
+    dictionary entry a run. Two different passages would share a name with a chance of about
+    2^-128 a pair; pass 2 of ``search`` reads every named passage back as text either way."""
+
+    _BASES = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+
+    def __init__(self) -> None:
+        self._docs: list[np.ndarray] = []
+        self._names: list[np.ndarray] = []  # per text: (runs, 3) uint64: both hashes, length
+        self._powers = [np.ones(1, dtype=np.uint64)] * 2
+        self._inverse = [np.ones(1, dtype=np.uint64)] * 2
+
+    def _grow(self, n: int) -> None:
+        if self._powers[0].size > n:
+            return
+        size = max(n + 1, 2 * self._powers[0].size)
+        for i, base in enumerate(self._BASES):
+            inv = np.uint64(pow(int(base), -1, 1 << 64))  # odd, so invertible modulo 2^64
+            for table, factor in ((self._powers, base), (self._inverse, inv)):
+                row = np.full(size, factor, dtype=np.uint64)  # factor^0, factor^1, ... modulo 2^64
+                row[0] = 1
+                table[i] = np.cumprod(row, out=row)
+
+    def add(self, doc: int, windows: np.ndarray, firsts: np.ndarray, ends: np.ndarray) -> None:
+        """Name the runs ``firsts[i]`` to ``ends[i]`` (window indexes, end exclusive) of text ``doc``."""
+        n = windows.size
+        self._grow(n)
+        names = np.empty((firsts.size, 3), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for i in range(2):
+                sums = np.zeros(n + 1, dtype=np.uint64)
+                np.cumsum(windows * self._powers[i][:n], out=sums[1:])
+                names[:, i] = (sums[ends] - sums[firsts]) * self._inverse[i][firsts]
+        names[:, 2] = ends - firsts
+        self._names.append(names)
+        self._docs.append(np.full(firsts.size, doc, dtype=np.int64))
+
+    def leading(self, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """Mask of the runs whose passage can be among the first ``limit`` (by documents holding
+        it, then length): every run of each name ranked at or above the ``limit``-th name,
+        ties included (their order is the text's, read in pass 2); and each run's text."""
+        names = np.concatenate(self._names)
+        docs = np.concatenate(self._docs)
+        self._names, self._docs = [], []
+        rows = np.ascontiguousarray(names).view(np.dtype((np.void, 24))).ravel()
+        distinct, name_of = np.unique(rows, return_inverse=True)
+        name_of = name_of.ravel()
+        # Documents holding each name: its distinct (document, name) pairs.
+        pairs = np.unique(docs * distinct.size + name_of)
+        holders = np.bincount(pairs % distinct.size, minlength=distinct.size)
+        length = np.zeros(distinct.size, dtype=np.int64)
+        length[name_of] = names[:, 2].astype(np.int64)
+        if distinct.size > limit:
+            order = np.lexsort((-length, -holders))
+            last = order[limit - 1]
+            c, n = holders[last], length[last]
+            leading = (holders > c) | ((holders == c) & (length >= n))
+        else:
+            leading = np.ones(distinct.size, dtype=bool)
+        return leading[name_of], docs
 
 
 def _chunks(hash_arrays: Sequence[np.ndarray]) -> Iterator[Sequence[np.ndarray]]:
@@ -296,6 +449,14 @@ def _distinct(hash_arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         same.append(h)
         out.append(h)
     return out
+
+
+def _run_bounds(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of True in a boolean array starts and ends (end exclusive), as arrays."""
+    if not mask.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    return edges[::2], edges[1::2]
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
