@@ -10,9 +10,10 @@ one shows its full text and where it occurs.
 
 A large folder is searched in an evenly spread sample of ``SAMPLE_DOCUMENTS`` documents
 (``boilerplate_sample``), and the view says so: the search's time and memory grow faster than the
-number of documents (measured on two cores: 2,500 documents 4.1 s and +277 MB, 10,000 21.6 s and
-+718 MB; 100,000 ran past ten minutes and 8 GB), while a passage worth listing recurs widely
-enough to be found in a sample.
+number of documents (measured on two cores, at least 2 documents a passage: 2,500 articles 2.3 s
+and +267 MB, 10,000 5.3-6.7 s and +532 MB, 20,000 15.9 s and +887 MB; before session 37's
+``TemplateIndex.search`` 10,000 took 21.6 s and +718 MB, and 100,000 ran past ten minutes and
+8 GB), while a passage worth listing recurs widely enough to be found in a sample.
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
