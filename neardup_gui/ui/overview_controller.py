@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
+from neardup_gui.core.progress import list_giving_way
 from neardup_gui.ui.boilerplate_view import (
     BoilerplateResult,
     BoilerplateView,
@@ -171,7 +172,8 @@ class OverviewController(QObject):
             # A large folder is searched in a sample (read alone). Texts a rescan took over unread
             # are read here, once; one that cannot be read as screened (changed since) is left out
             # rather than failing the whole view.
-            usable = [d.doc_id for d in documents if d.usable and d.doc_id in texts]
+            # (in slices: one comprehension over 100,000 documents kept the window out ~0.13 s)
+            usable = list_giving_way(d.doc_id for d in documents if d.usable and d.doc_id in texts)
             picked = boilerplate_sample(usable)
             got = {doc_id: texts.get(doc_id) for doc_id in picked}
             readable = {d: t for d, t in got.items() if t is not None}

@@ -393,25 +393,29 @@ class _RunKeys:
     def leading(self, limit: int) -> tuple[np.ndarray, np.ndarray]:
         """Mask of the runs whose passage can be among the first ``limit`` (by documents holding
         it, then length): every run of each name ranked at or above the ``limit``-th name,
-        ties included (their order is the text's, read in pass 2); and each run's text."""
+        ties included (their order is the text's, read in pass 2); and each run's text (its index)."""
         names = np.concatenate(self._names)
         docs = np.concatenate(self._docs)
         self._names, self._docs = [], []
-        rows = np.ascontiguousarray(names).view(np.dtype((np.void, 24))).ravel()
-        distinct, name_of = np.unique(rows, return_inverse=True)
-        name_of = name_of.ravel()
-        # Documents holding each name: its distinct (document, name) pairs.
-        pairs = np.unique(docs * distinct.size + name_of)
-        holders = np.bincount(pairs % distinct.size, minlength=distinct.size)
-        length = np.zeros(distinct.size, dtype=np.int64)
-        length[name_of] = names[:, 2].astype(np.int64)
-        if distinct.size > limit:
-            order = np.lexsort((-length, -holders))
-            last = order[limit - 1]
+        # Grouped by sorting (both hashes, length, then document): numpy's sorts let a window
+        # thread run meanwhile, its hash-based ``unique`` held the interpreter ~0.25 s.
+        order = np.lexsort((docs, names[:, 2], names[:, 1], names[:, 0]))
+        ordered, ordered_docs = names[order], docs[order]
+        new_name = np.ones(order.size, dtype=bool)
+        new_name[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+        new_holder = new_name.copy()  # a name's first run in each document holding it
+        new_holder[1:] |= ordered_docs[1:] != ordered_docs[:-1]
+        name_at = np.cumsum(new_name) - 1
+        holders = np.bincount(name_at[new_holder])
+        length = ordered[new_name, 2].astype(np.int64)
+        name_of = np.empty(order.size, dtype=np.int64)
+        name_of[order] = name_at
+        if holders.size > limit:
+            last = np.lexsort((-length, -holders))[limit - 1]
             c, n = holders[last], length[last]
             leading = (holders > c) | ((holders == c) & (length >= n))
         else:
-            leading = np.ones(distinct.size, dtype=bool)
+            leading = np.ones(holders.size, dtype=bool)
         return leading[name_of], docs
 
 
