@@ -92,6 +92,7 @@ def test_large_folders_band_and_bucket_compiled_with_the_same_keys_and_pairs(mon
 
     def run(compiled: bool):
         monkeypatch.setattr(minhash_lsh, "_COMPILED_MIN_DOCS", 0 if compiled else 10**9)
+        monkeypatch.setattr(minhash_lsh, "_USE_WARM_KERNEL", compiled)
         monkeypatch.setattr(sorting, "_RADIX_MIN", 0 if compiled else 10**9)
         return band_keys(sigs, 25, 5), band_keys(sigs, 25, 5, subset), lsh_pairs(sigs, 25, 5, 200), lsh_pairs(sigs, 25, 5, 200, subset=subset)
 
