@@ -14,9 +14,9 @@ Imports numpy and sibling engine modules only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
-import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,7 +76,7 @@ class _Buckets:
         bits = max(8, min(_MAX_TABLE_BITS, int(values.size).bit_length()))
         self.values = values
         self.shift = np.uint64(64 - bits)
-        self.starts = np.zeros((1 << bits) + 1, dtype=np.int64)
+        self.starts = np.zeros((1 << bits) + 1, dtype=np.int32 if values.size < 2**31 else np.int64)
         np.cumsum(np.bincount((values >> self.shift).astype(np.intp), minlength=1 << bits), out=self.starts[1:])
 
     def mask(self, queries: np.ndarray) -> np.ndarray:
@@ -354,8 +354,9 @@ class TemplateIndex:
 class _RunKeys:
     """The runs of boilerplate windows of many texts, each named by two 64-bit polynomial hashes of
     its window hashes (and its length), so that equal passages are counted by numpy instead of one
-    dictionary entry a run. Two different passages would share a name with a chance of about
-    2^-128 a pair; pass 2 of ``search`` reads every named passage back as text either way."""
+    dictionary entry a run. Pass 2 of ``search`` counts the passages it reads back as text, so a
+    name two different passages shared (a chance of about 2^-128 a pair of runs) could at worst
+    change which passages fill the last places of the list."""
 
     _BASES = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 
@@ -465,10 +466,8 @@ def _run_bounds(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """(start, end) of each run of True in a boolean array (end exclusive)."""
-    if not mask.any():
-        return []
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
-    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+    starts, ends = _run_bounds(mask)
+    return list(zip(starts.tolist(), ends.tolist()))
 
 
 def _blank(text: str) -> bool:
