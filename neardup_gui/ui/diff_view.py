@@ -5,8 +5,9 @@ character-level changes inside a matched region another, and the spans behind re
 fourth (see ``palette``); a thin bar marks where a side lacks text the other has (``diff_highlights``). N / P move through the shared passages; clicking one scrolls the other
 pane to its twin; scrolling can follow the twin passages on the other side.
 
-Pairs up to ``BACKGROUND_CHARS`` are compared at once; longer ones in a pool thread, and an answer
-for a pair that is no longer shown is dropped (request ids). ``pair_drawn`` reports the request id
+Pairs up to ``BACKGROUND_CHARS`` are compared at once; longer ones in a pool thread, which makes
+their highlights too (``_Marks``), and an answer for a pair that is no longer shown is dropped
+(request ids). ``pair_drawn`` reports the request id
 once the highlights of the shown pair are in place.
 Imports PySide6 and ``neardup_gui.core`` only.
 """
