@@ -88,7 +88,6 @@ _TIE_MARGIN = 0.02
 # Plausibility is at most 1.0, so the first decoding that scores this much wins whatever follows.
 _SURE = 1.0 - _TIE_MARGIN
 _SCORE_SAMPLE = 50_000
-_WHITESPACE_RE = re.compile(r"\s+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # C0 controls but tab, LF, CR
 # Every byte but those controls: ``data.translate(None, _NOT_CONTROL)`` keeps only the controls.
 # In UTF-8 a control character is that one byte and no other character contains it, so for valid
@@ -147,7 +146,7 @@ def plausibility(text: str) -> float:
     """Score how much ``text`` looks like real (mostly Chinese) text: 1.0 = every non-space character
     is ASCII, common hanzi or punctuation; below 0 = garbage. Samples long texts evenly."""
     global _WEIGHTS
-    compact = _WHITESPACE_RE.sub("", text)
+    compact = "".join(text.split())  # every white space character out (as ``\s``; ~2 us, the regex ~23)
     if not compact:
         return 1.0
     if len(compact) > _SCORE_SAMPLE:
