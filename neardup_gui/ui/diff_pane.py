@@ -3,10 +3,11 @@
 The text is set with ``setPlainText`` (``<script>`` or ``<b>`` in a document show literally).
 Highlights are character formats of the blocks' text layouts (``QTextLayout.setFormats``, what
 ``QSyntaxHighlighter`` does) at positions converted from code-point offsets (``offsets``); formats
-never change the document itself. They are set block by block as blocks come on screen, just
-before they are laid out and drawn (``paintEvent``), from each kind's spans kept sorted
-(``_Layer``): new highlights or another current passage cost the blocks on screen, not the
-whole text (a 2,000,000-character reformatted copy has ~60,000 blocks). One ``ExtraSelection``
+never change the document itself. They are set block by block, from each kind's spans kept
+sorted (``_Layer``): those of the blocks on screen when the highlights change, the others as they
+come into view, just before they are laid out and drawn (``paintEvent``). New highlights or
+another current passage cost the blocks on screen, not the whole text (a 2,000,000-character
+reformatted copy has ~60,000 blocks). One ``ExtraSelection``
 per highlight instead made Qt compute a rectangle (laying out the text above it) for each: seconds
 for a 100,000-character pair with thousands of spans. The current passage is such a format too,
 under the changes and revisions inside it. (As an ``ExtraSelection`` with every change inside it
