@@ -43,7 +43,7 @@ import numpy as np
 
 from neardup_gui.core.anchors import ANCHOR_FROM, ANCHOR_K, anchor_runs, chain, seeds
 from neardup_gui.core.compiled import kernel_module
-from neardup_gui.core.normalize import Normalized, codepoints, lookup_table, normalize, not_by_table, to_text
+from neardup_gui.core.normalize import Normalized, codepoints, exact_path_flags, lookup_table, normalize, to_text
 from neardup_gui.core.records import NormalizeOptions, Segment, shared_strings
 from neardup_gui.core.shingles import window_base
 
@@ -581,7 +581,8 @@ def pack_verify(
     gend = np.zeros(len(texts), dtype=np.int64)
     gparts: list[Normalized] = []
     at = 0
-    for t in _special_texts(joined, toff, table):
+    kernel = kernel_module("_prepkernel")  # its compiled scan, as ``prepare`` finds its batches'
+    for t in np.flatnonzero(exact_path_flags(joined, toff, table, kernel and kernel.scan_batch)).tolist():
         norm = normalize(texts[t], options)
         given[t] = 1
         gstart[t], gend[t] = at, at + len(norm)
@@ -598,24 +599,6 @@ def pack_verify(
         rhash, hoff, k, np.uint64(window_base(k)), limit, k, gap, _budget(timeout),
     )  # fmt: skip
     return VerifyBatch(args, k, pairs[:, 0].copy())
-
-
-def _special_texts(cps: np.ndarray, bounds: np.ndarray, table) -> list[int]:
-    """The texts (``bounds``: each one's range in ``cps``) holding a code point the lookup ``table``
-    cannot map alone (rare: combining marks, expansions), the table filled in for every code
-    point first. In one compiled pass when the preparing kernels load (``scan_batch``, as
-    ``prepare`` finds its batches'); else found from where those code points are, not by a running
-    count over every code point of the batch (5.7 s of a screen of 4,000 drafts of 20,000
-    characters)."""
-    kernel = kernel_module("_prepkernel")
-    if kernel is not None:
-        flags = np.zeros(bounds.size - 1, dtype=np.uint8)
-        if kernel.scan_batch(cps, bounds, table.values, flags):  # code points not in the table yet
-            table.lookup(cps)
-            kernel.scan_batch(cps, bounds, table.values, flags)
-        return np.flatnonzero(flags).tolist()
-    special = np.flatnonzero(not_by_table(table.lookup(cps)))
-    return np.unique(np.searchsorted(bounds[1:], special, side="right")).tolist()
 
 
 def align_verify(batch: VerifyBatch) -> tuple[np.ndarray, ...]:

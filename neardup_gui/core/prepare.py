@@ -68,7 +68,7 @@ from neardup_gui.core.methods import exact
 from neardup_gui.core.methods.containment import ContainmentMemo, sampled
 from neardup_gui.core.memory import bounded_runs, release_free_memory
 from neardup_gui.core.methods.minhash_lsh import banding, lsh_pairs, permutations, signatures
-from neardup_gui.core.normalize import codepoints, lookup_table, normalize, normalize_batch
+from neardup_gui.core.normalize import codepoints, exact_path_flags, lookup_table, normalize, normalize_batch
 from neardup_gui.core.progress import (
     GIVING_WAY_SLICE,
     NULL_PROGRESS,
@@ -810,10 +810,7 @@ def _compiled_input(
     cps = codepoints("".join(texts))
     bounds = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum([len(t) for t in texts], out=bounds[1:])
-    given = np.zeros(len(texts), dtype=np.uint8)
-    if kernel.scan_batch(cps, bounds, table.values, given):
-        table.lookup(cps)  # fills in the code points not seen before
-        kernel.scan_batch(cps, bounds, table.values, given)
+    given = exact_path_flags(cps, bounds, table, kernel.scan_batch)
     if given.any():
         # Combining marks or expansions: those documents take the exact path, normalized here.
         parts = [normalize(t, options).cps if g else codepoints(t) for t, g in zip(texts, given.tolist())]

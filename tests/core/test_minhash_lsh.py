@@ -90,9 +90,12 @@ def test_large_folders_band_and_bucket_compiled_with_the_same_keys_and_pairs(mon
     sigs[2000:2040, :40] = sigs[8, :40]  # sharing some bands only
     subset = np.sort(rng.choice(30_000, size=25_000, replace=False)).astype(np.int64)
 
+    warm = minhash_lsh._warm_band_kernel
+
     def run(compiled: bool):
         monkeypatch.setattr(minhash_lsh, "_COMPILED_MIN_DOCS", 0 if compiled else 10**9)
-        monkeypatch.setattr(minhash_lsh, "_USE_WARM_KERNEL", compiled)
+        # numpy's path: not even through a kernel an earlier test loaded
+        monkeypatch.setattr(minhash_lsh, "_warm_band_kernel", warm if compiled else (lambda sigs: None))
         monkeypatch.setattr(sorting, "_RADIX_MIN", 0 if compiled else 10**9)
         return band_keys(sigs, 25, 5), band_keys(sigs, 25, 5, subset), lsh_pairs(sigs, 25, 5, 200), lsh_pairs(sigs, 25, 5, 200, subset=subset)
 

@@ -81,3 +81,25 @@ def test_batch_normalization_equals_one_by_one(preset: str) -> None:
     texts = SAMPLES + ["", "。。。", "普通文本"]
     batch = normalize_batch(texts, options)
     assert [b.tolist() for b in batch] == [normalize(t, options).cps.tolist() for t in texts]
+
+
+def test_texts_needing_the_exact_path_are_found_alike_compiled_and_in_numpy() -> None:
+    # A combining mark and an expansion (㎡) first, last and alone in a text, an empty text and
+    # plain ones, in every position of a batch; each path starts from a table that has seen none
+    # of these code points (it fills them in, then looks again).
+    import numpy as np
+
+    from neardup_gui.core.compiled import kernel_module
+    from neardup_gui.core.normalize import _Table, codepoints, exact_path_flags
+
+    texts = ["", "cafe\u0301", "㎡开头的面积", "普通的一段文字", "\u0301在最前", "", "ＡＢＣ全角", "㎡"]
+    kernel = kernel_module("_prepkernel")
+    for shift in range(len(texts)):
+        batch = texts[shift:] + texts[:shift]
+        cps = codepoints("".join(batch))
+        bounds = np.zeros(len(batch) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in batch], out=bounds[1:])
+        expected = [1 if ("\u0301" in t or "㎡" in t) else 0 for t in batch]
+        assert exact_path_flags(cps, bounds, _Table(NormalizeOptions())).tolist() == expected
+        if kernel is not None:
+            assert exact_path_flags(cps, bounds, _Table(NormalizeOptions()), kernel.scan_batch).tolist() == expected

@@ -134,12 +134,9 @@ def _band_kernel():
 # Below _COMPILED_MIN_DOCS the band keys are compiled too when that kernel's machine code is loaded
 # already (the window's warm-up, an earlier large screen: a first call costs ~0.4 s): 10,000
 # documents x 25 bands 22 ms in numpy, 2 ms compiled (a rescan's share of a second).
-_USE_WARM_KERNEL = True
-
-
 def _warm_band_kernel(sigs: np.ndarray):
     module = sys.modules.get("neardup_gui.core.methods._sigkernel")
-    if not _USE_WARM_KERNEL or module is None or not sigs.flags.c_contiguous:
+    if module is None or not sigs.flags.c_contiguous:
         return None
     kernel = module.band_keys_into
     return kernel if kernel.signatures else None  # numba's dispatcher: the types it has loaded
