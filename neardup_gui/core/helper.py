@@ -5,8 +5,10 @@ most: the compiled alignment runs on a thread without the GIL, but building and 
 candidates is Python. A second *process* can add more where there are more cores: a share of each
 round of pairs (``HELPER_SHARE``) goes to the helper with the texts and per-document values it
 needs (``build_job``), all rounds' shares at once so that it never waits; the rest is verified
-here, and the helper's candidates come back for the same sort. Results are the same as verifying
-every pair in one process (tested).
+here, and the helper's candidates come back for the same sort. Its first jobs go out earlier,
+while the containment index is still being built (``pipeline._EarlyJobs``: the pairs LSH found);
+it then gets a smaller share of the rounds. Results are the same as verifying every pair in one
+process (tested).
 
 The helper is started with ``spawn`` (never ``fork``: the window has threads). With
 ``HELPER_MIN_CORES`` cores or more it is started while the documents are prepared, so its start-up

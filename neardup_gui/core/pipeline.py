@@ -256,7 +256,7 @@ def propose(
     prepared: Prepared,
     params: ScreenParams,
     progress: Progress = NULL_PROGRESS,
-    meanwhile: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None = None,
+    meanwhile: Callable[[set[tuple[int, int]], Callable[[], bool], Proposals], None] | None = None,
     earlier: ContainmentMemo | None = None,
     in_scope: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Proposals:
@@ -271,8 +271,9 @@ def propose(
     Args:
         meanwhile: With ``minhash``, called on this thread with the pairs found so far (the exact
             groups' and LSH's) while the containment index, which takes longer, is still being
-            built on the other, and a function that tells when the index is done: work for the
-            verification to come can use the idle time, and stop when it ends.
+            built on the other, a function that tells when the index is done, and the proposals so
+            far (their ``by_method`` without the index's pairs): work for the verification to come
+            can use the idle time, and stop when it ends.
         earlier: The containment index of an earlier screen of the same parameters (its documents'
             samples from the prepare cache): brought up to date rather than built again (the same
             pairs). The index made is in ``Proposals.containment``.
@@ -334,7 +335,7 @@ def propose(
             cpairs = None
             if contained is not None:
                 if meanwhile is not None and not contained.done():
-                    meanwhile(by_method[METHOD_EXACT] | found, contained.done)
+                    meanwhile(by_method[METHOD_EXACT] | found, contained.done, proposals)
                 outcome = contained.result()
                 if isinstance(outcome, ContainmentMemo):
                     proposals.containment = outcome
@@ -584,9 +585,18 @@ def screen(
     if len(prepared) < 2:
         notes.append("fewer than two usable documents: nothing to compare")
         return ScreenResult(final_docs, (), bands, rows, counts, tuple(notes), new_cache)
-    meanwhile = read_ahead
-    if alongside is not None:
-        meanwhile = functools.partial(_read_ahead_then, read_ahead, functools.partial(alongside, final_docs))
+    # A helper process idles until verification: the pairs LSH found go to it now, while the
+    # containment index is built (its pairs, and the methods it adds to these, are settled after).
+    early = None
+    if (
+        helper is not None and not applies and not (own_models or extra_scores) and params.method == METHOD_MINHASH
+        and params.scope == "all" and prepared.template is not None
+    ):  # fmt: skip
+        early = _EarlyJobs(helper, prepared, by_id, texts, params, prepared.template, progress)
+    meanwhile = None
+    if early is not None or read_ahead is not None or alongside is not None:
+        then = functools.partial(alongside, final_docs) if alongside is not None else None
+        meanwhile = functools.partial(_meanwhile, early, read_ahead, then)
     # The earlier screen's containment index holds its texts' samples: of the same sampling only.
     earlier = cache.containment if cache is not None and cache.key == cache_key(params) else None
     labels = scope_labels(final_docs, params, fields) if params.scope != "all" else {}
@@ -638,8 +648,9 @@ def screen(
     two = helper is not None and proposals.tfidf is None and proposals.fingerprints is None  # as verifying decides
     _plan_verifying(progress, len(documents), prepared, all_pairs, by_id, memo, two)
     kept, rejected, taken, taken_rejected = _verify_and_flag(
-        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper
-    )
+        prepared, proposals, all_pairs, by_id, texts, params, template, progress, memo, touched, note_moved, helper,
+        early.jobs if early is not None else (),  # (their template is ``prepared.template``, as this one)
+    )  # fmt: skip
     counts["pairs_from_previous_run"] = taken
     counts["rejections_from_previous_run"] = taken_rejected
     counts["proposed_pairs"] = len(all_pairs)
@@ -748,17 +759,82 @@ def _read_ahead(
         texts[doc_ids[i]]
 
 
-def _read_ahead_then(
+def _meanwhile(
+    early: _EarlyJobs | None,
     read_ahead: Callable[[set[tuple[int, int]], Callable[[], bool]], None] | None,
-    then: Callable[[], None],
+    then: Callable[[], None] | None,
     pairs: set[tuple[int, int]],
     done: Callable[[], bool],
+    proposals: Proposals,
 ) -> None:
-    """``propose``'s ``meanwhile``: the reading ahead, if any, then ``then()`` if still not ``done()``."""
-    if read_ahead is not None:
+    """``propose``'s ``meanwhile``: the helper's first jobs, the reading ahead, then ``then()``,
+    each if there is one and the containment index is still not ``done()``."""
+    if early is not None:
+        early.send(pairs, done, proposals)
+    if read_ahead is not None and not done():
         read_ahead(pairs, done)
-    if not done():
+    if then is not None and not done():
         then()
+
+
+# Pairs in each of the helper's first jobs (``_EarlyJobs``): small, so that the share of the rounds
+# given to it after can make up for how far it got.
+EARLY_JOB_PAIRS = 512
+
+
+@dataclass
+class EarlyJob:
+    """Pairs sent to the helper before the containment index was done, and its future result."""
+
+    future: Future[tuple[list[Candidate], int]]
+    pairs: list[tuple[int, int]]
+
+
+class _EarlyJobs:
+    """The helper's share of the pairs LSH found, sent while the containment index is still being
+    built (``propose``'s ``meanwhile``): the helper would otherwise idle until verification, and
+    at 100,000 articles the index outlasts LSH by ~1 s.
+
+    Sent as the first ``HELPER_SHARE`` of the pairs in verification's order, in jobs of
+    ``EARLY_JOB_PAIRS``, while the index is not done. ``_verify_and_flag`` then takes their
+    results for the pairs still proposed (a large cluster may set some aside) with the methods
+    that proposed them in the end (the index may name a pair too), and gives the helper a smaller
+    share of the rounds for as many pairs as it still has to do.
+    """
+
+    def __init__(
+        self,
+        helper: VerifyHelper,
+        prepared: Prepared,
+        by_id: Mapping[str, Document],
+        texts: Mapping[str, str],
+        params: ScreenParams,
+        template: flagmod.TemplateIndex,
+        progress: Progress,
+    ) -> None:
+        self.helper, self.prepared, self.by_id, self.texts = helper, prepared, by_id, texts
+        self.params, self.template, self.progress = params, template, progress
+        self.jobs: list[EarlyJob] = []
+
+    def send(self, pairs: set[tuple[int, int]], done: Callable[[], bool], proposals: Proposals) -> None:
+        if proposals.tfidf is not None or proposals.fingerprints is not None:
+            return
+        ordered = sorted(pairs)
+        share = int(len(ordered) * HELPER_SHARE)
+        if share < HELPER_MIN_PAIRS:
+            return
+        for lo in range(0, share, EARLY_JOB_PAIRS):
+            self.progress.check()
+            if done():
+                return
+            part = ordered[lo : min(share, lo + EARLY_JOB_PAIRS)]
+            future = self.helper.submit(build_job(
+                part, self.prepared.doc_ids, self.texts, self.by_id, proposals.exact_group_of, proposals.signatures,
+                proposals.rep_of_index, proposals.methods_of, list(proposals.by_method), self.params, self.template,
+            ))  # fmt: skip
+            if future is None:
+                return
+            self.jobs.append(EarlyJob(future, part))
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,
@@ -808,6 +884,7 @@ def _verify_and_flag(
     touched: np.ndarray | None = None,
     note_moved: bool = False,
     helper: VerifyHelper | None = None,
+    early: Sequence[EarlyJob] = (),
 ) -> tuple[list[Candidate], int, int, int]:
     """Verify, then flag, the pairs in rounds (``_rounds``; reports stage ``verify``).
 
@@ -820,7 +897,10 @@ def _verify_and_flag(
     is: the index enters it only through the boilerplate among the pair's own shingles.
 
     With a ``helper`` (``core.helper``), ``HELPER_SHARE`` of each round is sent to that process
-    before this one verifies the rest; if it fails, this process verifies its share too.
+    before this one verifies the rest; if it fails, this process verifies its share too. The
+    pairs of its ``early`` jobs (``_EarlyJobs``) are not sent again: their candidates are taken for
+    the pairs still among ``pairs``, with the methods ``proposals`` names now, and the helper's share
+    of the rounds is what keeps its part of the work left at ``HELPER_SHARE``.
 
     Returns:
         (kept candidates, number rejected, number of candidates taken from ``memo``, number of those
@@ -833,10 +913,21 @@ def _verify_and_flag(
     ids = prepared.doc_ids
     use_helper = helper is not None and proposals.tfidf is None and proposals.fingerprints is None
     progress.report("verify", 0, total)
+    # The helper's jobs: (future, the pairs to verify here should it fail or the job be taken back,
+    # and for an early job the pairs it was given).
+    away: list[tuple[Future[tuple[list[Candidate], int]], Sequence[tuple[int, int]], list[tuple[int, int]] | None]] = []
+    round_share = HELPER_SHARE  # of each round, for the helper
+    if early and use_helper:
+        wanted = set(pairs)
+        away = [(job.future, [p for p in job.pairs if p in wanted], job.pairs) for job in early]
+        given = {p for job in early for p in job.pairs}
+        pairs = [p for p in pairs if p not in given]
+        ahead = sum(len(still) for future, still, _ in away if not future.done())
+        if pairs:
+            round_share = min(HELPER_SHARE, max(0.0, (HELPER_SHARE * (len(pairs) + ahead) - ahead) / len(pairs)))
     # Rounds: the pairs still to verify (those of ``memo`` taken over), and each round's share for
     # the helper sent at once, so that it works through its queue while this process verifies.
     local_rounds: list[Sequence[tuple[int, int]]] = []
-    away: list[tuple[Future[tuple[list[Candidate], int]], list[tuple[int, int]]]] = []
     for chunk in _rounds(pairs, prepared.normalized_chars):
         progress.check()
         if memo:
@@ -862,9 +953,9 @@ def _verify_and_flag(
                     kept.append(old)  # as it was, mostly (a replace of each cost 60 ms at 8,800 pairs)
                     taken += 1
             chunk = todo
-        if use_helper and len(chunk) >= HELPER_MIN_PAIRS:
+        if use_helper and len(chunk) >= HELPER_MIN_PAIRS and round_share > 0:
             assert helper is not None
-            cut = int(len(chunk) * HELPER_SHARE)
+            cut = int(len(chunk) * round_share)
             share, chunk = list(chunk[:cut]), chunk[cut:]
             back: list[tuple[int, int]] = []
             # In jobs of at most HELPER_JOB_PAIRS, as even as can be: those it has not started at
@@ -879,7 +970,7 @@ def _verify_and_flag(
                 if future is None:  # the helper is gone: this process does the rest of the round
                     back.extend(sent)
                 else:
-                    away.append((future, sent))
+                    away.append((future, sent, None))
             if back:
                 chunk = back + list(chunk)
         local_rounds.append(chunk)
@@ -896,19 +987,19 @@ def _verify_and_flag(
     for chunk in local_rounds:
         here(chunk)
         done += len(chunk)
-        progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
+        progress.report("verify", done + sum(len(s) for f, s, _ in away if f.done()), total)
     # The helper's jobs it has not started when this process has done its own pairs are taken
     # back, the last first: a helper that lags (its share shipped there and its candidates back)
     # kept this process waiting, a core idle, for the last 3-6 s of a folder of drafts.
     while away and away[-1][0].cancel():
         progress.check()
-        _future, sent = away.pop()
+        _future, sent, _given = away.pop()
         here(sent)
         done += len(sent)
         assert helper is not None
         helper.taken_back += len(sent)
-        progress.report("verify", done + sum(len(s) for f, s in away if f.done()), total)
-    for future, sent in away:
+        progress.report("verify", done + sum(len(s) for f, s, _ in away if f.done()), total)
+    for future, sent, given in away:
         progress.check()
         try:
             from_helper, dropped = future.result()
@@ -918,13 +1009,35 @@ def _verify_and_flag(
                 helper.failed = True
             here(sent)
         else:
+            if given is not None:
+                from_helper, dropped = _settled(from_helper, sent, proposals, ids)
             kept.extend(from_helper)
             rejected += dropped
         # The helper's jobs come in after this process's pairs: the bar goes on as each does.
-        progress.report("verify", done + sum(len(s) for f, s in away if f.done() or f is future), total)
+        progress.report("verify", done + sum(len(s) for f, s, _ in away if f.done() or f is future), total)
     progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
     return kept, rejected, taken, taken_rejected
+
+
+def _settled(
+    got: list[Candidate], still: Sequence[tuple[int, int]], proposals: Proposals, ids: Sequence[str]
+) -> tuple[list[Candidate], int]:
+    """An early job's candidates for the pairs ``still`` proposed (a large cluster may have set
+    some of those it was given aside), each with the methods that proposed it in the end, and how
+    many of those pairs it rejected."""
+    index = {ids[d]: d for pair in still for d in pair}
+    out = []
+    for c in got:
+        i, j = index.get(c.left), index.get(c.right)
+        if i is None or j is None:
+            continue
+        pair = (min(i, j), max(i, j))
+        methods = proposals.methods_of(pair)
+        if not methods:  # set aside after it was sent
+            continue
+        out.append(c if c.methods == methods else candidate_with(c, methods=methods))
+    return out, len(still) - len(out)
 
 
 def _touched_by_template_change(prepared: Prepared, before: np.ndarray, now: np.ndarray) -> np.ndarray:

@@ -94,6 +94,77 @@ def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
     assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
 
 
+def _screen_sending_early(corpus, params, monkeypatch) -> tuple:
+    """``screen`` with a helper whose first jobs go out while the containment index is held back
+    (as at 100,000 files, where it outlasts LSH by ~1 s): (result, pairs sent early, helper)."""
+    from engine_kit import HoldContainment
+
+    from neardup_gui.core import pipeline as pipeline_mod
+
+    progress = HoldContainment()
+    sent_early: list[tuple[int, int]] = []
+    real_send = pipeline_mod._EarlyJobs.send
+
+    def send(self, pairs, done, proposals) -> None:
+        real_send(self, pairs, done, proposals)
+        sent_early.extend(p for job in self.jobs for p in job.pairs)
+        progress.released.set()  # the index goes on once the early jobs are out
+
+    monkeypatch.setattr(pipeline_mod._EarlyJobs, "send", send)
+    helper = VerifyHelper()
+    helper.start()
+    try:
+        result = screen(corpus.documents, corpus.texts, params, progress, helper=helper)
+    finally:
+        helper.close()
+    assert not helper.failed
+    return result, sent_early, helper
+
+
+def test_pairs_sent_to_the_helper_while_the_containment_index_is_built_give_the_same_candidates(
+    folder, monkeypatch
+) -> None:
+    corpus = scan_folder(folder)
+    alone = screen(corpus.documents, corpus.texts, PARAMS)
+    split, sent_early, helper = _screen_sending_early(corpus, PARAMS, monkeypatch)
+    assert len(sent_early) >= len(alone.candidates) // 3 and helper.sent > len(sent_early)  # and more in rounds
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
+    assert split.counts == alone.counts
+    # The index named some of those pairs too after they were sent: their methods say so.
+    ids = [d.doc_id for d in corpus.documents if d.usable]
+    named = {tuple(sorted((ids[i], ids[j]))) for i, j in sent_early}
+    assert any(c.methods == ("minhash", "containment") and tuple(sorted((c.left, c.right))) in named
+               for c in split.candidates)  # fmt: skip
+
+
+def test_pairs_sent_early_that_a_large_cluster_sets_aside_are_left_out(tmp_path, monkeypatch) -> None:
+    rng = random.Random(31)
+    src = tmp_path / "src"
+    src.mkdir()
+    base = "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(700))
+    for i in range(14):  # a cluster of near copies, more than cluster_limit files
+        chars = list(base)
+        for _ in range(12):
+            chars[rng.randrange(len(chars))] = chr(0x4E00 + rng.randrange(2500))
+        (src / f"copy{i:02d}.txt").write_text("".join(chars), encoding="utf-8")
+    for i in range(190):  # pairs of copies, and texts alone: fewer pairs than texts (see ``propose``)
+        body = "".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(rng.randrange(300, 700)))
+        (src / f"a{i:03d}.txt").write_text(body, encoding="utf-8")
+        if i < 40:
+            (src / f"b{i:03d}.txt").write_text(body[:-20] + "另有补充说明。", encoding="utf-8")
+    params = ScreenParams(k=5, all_scores="never", cluster_limit=5)
+    corpus = scan_folder(src)
+    alone = screen(corpus.documents, corpus.texts, params)
+    split, sent_early, _ = _screen_sending_early(corpus, params, monkeypatch)
+    assert alone.counts["set_aside_in_large_clusters"] > 0
+    kept = {tuple(sorted((c.left, c.right))) for c in split.candidates}
+    ids = [d.doc_id for d in corpus.documents if d.usable]
+    named = {tuple(sorted((ids[i], ids[j]))) for i, j in sent_early}
+    assert named - kept  # some of the pairs sent early were set aside: not among the candidates
+    assert [_key(c) for c in split.candidates] == [_key(c) for c in alone.candidates]
+    assert split.counts == alone.counts
+
+
 @pytest.mark.parametrize("one_call_stats", [False, True])
 def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp_path, monkeypatch,
                                                                     one_call_stats: bool) -> None:

@@ -205,18 +205,19 @@ def test_while_the_containment_index_is_built_the_pairs_found_so_far_are_handed_
     params = ScreenParams(k=5)
     prepared = prepare(sorted(texts), texts, params)
     progress = HoldContainment()
-    calls: list[tuple[set, bool]] = []
+    calls: list[tuple[set, bool, set]] = []
 
-    def meanwhile(found: set, done) -> None:
-        calls.append((set(found), done()))
+    def meanwhile(found: set, done, so_far) -> None:
+        calls.append((set(found), done(), set(so_far.by_method)))
         progress.released.set()
 
     proposals = propose(prepared, params, progress, meanwhile=meanwhile)
     by = proposals.by_method
     assert len(calls) == 1
-    found, done_then = calls[0]
+    found, done_then, methods_then = calls[0]
     assert not done_then  # the index was still being built
     assert found == by[METHOD_EXACT] | by[METHOD_MINHASH]
+    assert methods_then == {METHOD_EXACT, METHOD_MINHASH}  # the proposals so far: the index's pairs not in yet
     ids = prepared.doc_ids
     named = {(ids[i], ids[j]) for i, j in found}
     assert ("copy", "t03") in named and ("edit", "t07") in named

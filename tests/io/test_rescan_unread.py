@@ -647,7 +647,7 @@ def test_a_large_screen_reads_lsh_pairs_ahead_with_the_same_results(folder, monk
     def propose(prepared, params, progress, meanwhile=None, earlier=None, in_scope=None):
         assert meanwhile is not None  # texts released, scope "all": the screen reads ahead
         # The containment index may finish before LSH on a folder this small: call it as propose would.
-        meanwhile({(0, 1)}, lambda: False)
+        meanwhile({(0, 1)}, lambda: False, None)  # (no helper: no early jobs, which read the proposals)
         return real_propose(prepared, params, progress, meanwhile=meanwhile, earlier=earlier, in_scope=in_scope)
 
     monkeypatch.setattr(pipeline, "propose", propose)
@@ -667,7 +667,7 @@ def test_a_released_rescan_reads_ahead_only_the_pairs_it_will_verify(folder, tmp
         # However fast the containment index is on a folder this small, read ahead over every pair.
         proposals = real_propose(prepared, params, progress, earlier=earlier, in_scope=in_scope)
         if meanwhile is not None:
-            meanwhile(set(proposals.all_pairs()), lambda: False)
+            meanwhile(set(proposals.all_pairs()), lambda: False, proposals)
         return proposals
 
     monkeypatch.setattr(pipeline, "propose", propose)
