@@ -783,7 +783,7 @@ EARLY_JOB_PAIRS = 512
 
 
 @dataclass
-class EarlyJob:
+class _EarlyJob:
     """Pairs sent to the helper before the containment index was done, and its future result."""
 
     future: Future[tuple[list[Candidate], int]]
@@ -814,7 +814,7 @@ class _EarlyJobs:
     ) -> None:
         self.helper, self.prepared, self.by_id, self.texts = helper, prepared, by_id, texts
         self.params, self.template, self.progress = params, template, progress
-        self.jobs: list[EarlyJob] = []
+        self.jobs: list[_EarlyJob] = []
 
     def send(self, pairs: set[tuple[int, int]], done: Callable[[], bool], proposals: Proposals) -> None:
         if proposals.tfidf is not None or proposals.fingerprints is not None:
@@ -834,7 +834,7 @@ class _EarlyJobs:
             ))  # fmt: skip
             if future is None:
                 return
-            self.jobs.append(EarlyJob(future, part))
+            self.jobs.append(_EarlyJob(future, part))
 
 
 # Pairs verified and flagged per round: the shingle sets of a round's documents are recomputed,
@@ -884,7 +884,7 @@ def _verify_and_flag(
     touched: np.ndarray | None = None,
     note_moved: bool = False,
     helper: VerifyHelper | None = None,
-    early: Sequence[EarlyJob] = (),
+    early: Sequence[_EarlyJob] = (),
 ) -> tuple[list[Candidate], int, int, int]:
     """Verify, then flag, the pairs in rounds (``_rounds``; reports stage ``verify``).
 
