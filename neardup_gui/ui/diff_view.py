@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QColor, QKeySequence, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -80,6 +80,70 @@ class PairRequest:
     notice: str = ""  # a warning about the pair (e.g. a file changed since the screen)
 
 
+class TitleLabel(QLabel):
+    """A pane's title on one line. A long path must not widen the window, so when the pane is
+    narrower than the title, the middle of the path's folders gives way to "…" first (the side,
+    the first folders, the file's name and the counts stay), then the counts (``_shortened``);
+    ``title()`` and the tooltip have it whole. Plain text only: paths are user data, never
+    markup."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._title = ""
+        self._path = ""
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        font = self.font()
+        font.setBold(True)
+        self.setFont(font)
+
+    def title(self) -> str:
+        return self._title
+
+    def set_title(self, title: str, path: str = "") -> None:
+        """Show ``title``; ``path``, a part of it, is what is shortened first."""
+        self._title, self._path = title, path if path and path in title else ""
+        self.setToolTip(literal_tooltip(title))
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        room = max(0, self.contentsRect().width() - 2 * self.margin())
+        metrics = self.fontMetrics()
+        shown = self._title
+        if metrics.horizontalAdvance(shown) > room:
+            shown = self._shortened(metrics, room)
+        if shown != self.text():
+            self.setText(shown)
+
+    def _shortened(self, metrics: QFontMetrics, room: int) -> str:
+        """The title in ``room`` pixels: the folders' middle out, keeping the name and the counts;
+        else the counts' end out; else the folders' middle without the counts; else the path's
+        middle; else the title's end."""
+        advance, middle = metrics.horizontalAdvance, Qt.TextElideMode.ElideMiddle
+        whole = metrics.elidedText(self._title, Qt.TextElideMode.ElideRight, room)
+        if not self._path:
+            return whole
+        head, _, tail = self._title.partition(self._path)
+        folder, slash, name = self._path.rpartition("/")
+        enough = advance("…" * 4)
+        for rest in (tail, None, ""):
+            if rest is None:  # the path whole, the counts' end given way
+                if advance(head + self._path + "…") <= room:
+                    return whole
+                continue
+            left = room - advance(head + slash + name + rest)
+            if folder and left > enough:
+                return head + metrics.elidedText(folder, middle, left) + slash + name + rest
+        left = room - advance(head)
+        return head + metrics.elidedText(self._path, middle, left) if left > enough else whole
+
+
 class DiffView(QWidget):
     """Two ``DiffPane``s, navigation, synchronized scrolling and a legend."""
 
@@ -90,8 +154,8 @@ class DiffView(QWidget):
         super().__init__(parent)
         self.left = DiffPane()
         self.right = DiffPane()
-        self.left_title = self._title_label()
-        self.right_title = self._title_label()
+        self.left_title = TitleLabel()
+        self.right_title = TitleLabel()
         self.previous_button = QPushButton(self.tr("◀ Previous overlap"))
         self.previous_button.setToolTip(self.tr("Previous shared passage (P)"))
         self.next_button = QPushButton(self.tr("Next overlap ▶"))
@@ -169,19 +233,6 @@ class DiffView(QWidget):
         self.right.verticalScrollBar().valueChanged.connect(lambda _v: self._follow("right"))
         self.clear()
 
-    @staticmethod
-    def _title_label() -> QLabel:
-        label = QLabel()
-        label.setTextFormat(Qt.TextFormat.PlainText)  # paths are user data, never markup
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setFrameShape(QFrame.Shape.NoFrame)
-        # A long path must not widen the window: the label is clipped, the tooltip has it all.
-        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        font = label.font()
-        font.setBold(True)
-        label.setFont(font)
-        return label
-
     # -- showing pairs ------------------------------------------------------------------------
     @property
     def request_id(self) -> int:
@@ -201,8 +252,8 @@ class DiffView(QWidget):
         self._request, self._diff, self._current = None, None, -1
         self.left.set_text("")
         self.right.set_text("")
-        self.left_title.setText(self.tr("Left"))
-        self.right_title.setText(self.tr("Right"))
+        self.left_title.set_title(self.tr("Left"))
+        self.right_title.set_title(self.tr("Right"))
         self._set_notice("")
         self.state_label.setText(self.tr("Select a pair to compare it."))
         self._drawn_id = self._request_id
@@ -221,8 +272,7 @@ class DiffView(QWidget):
             (self.left_title, request.left_doc, request.candidate.left, self.tr("Left")),
             (self.right_title, request.right_doc, request.candidate.right, self.tr("Right")),
         ):
-            label.setText(self._describe(doc, doc_id, side))
-            label.setToolTip(literal_tooltip(label.text()))
+            label.set_title(self._describe(doc, doc_id, side), doc.path if doc is not None else doc_id)
         self.left.set_text(request.left_text)
         self.right.set_text(request.right_text)
         self._set_notice(request.notice)

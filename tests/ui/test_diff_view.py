@@ -301,7 +301,35 @@ def test_extracted_documents_name_their_extractor_instead_of_an_encoding(qtbot) 
     req = request(SHARED, SHARED)
     docx = make_document("l", "a/通知.docx", encoding="", extractor="docx")
     view.show_pair(replace(req, left_doc=docx))
-    assert "docx" in view.left_title.text() and "?" not in view.left_title.text()
+    assert "docx" in view.left_title.title() and "?" not in view.left_title.title()
+
+
+def test_a_long_title_gives_way_in_its_folders_and_keeps_the_file_name_and_counts(qtbot) -> None:
+    view = make_view(qtbot)
+    view.show()
+    req = request(SHARED, SHARED)
+    deep = "/".join(["历史稿件", *(f"第{n}层归档目录" for n in range(12)), "old_estate_renovation_rev2.txt"])
+    view.show_pair(replace(req, left_doc=make_document("l", deep, chars=1570)))
+    title = view.left_title
+    whole = title.title()
+    assert deep in whole and whole.endswith("1,570 characters)")
+    end = "/old_estate_renovation_rev2.txt   (历史稿件 v1, utf-8, 1,570 characters)"
+    seen: list[str] = []
+    for width in (1400, 800):  # each pane about half of it
+        view.resize(width, 600)
+        qtbot.waitUntil(lambda: title.text() not in seen and title.text() != whole)
+        shown = title.text()
+        seen.append(shown)
+        assert "…" in shown and title.fontMetrics().horizontalAdvance(shown) <= title.contentsRect().width()
+        assert shown.startswith("Left: 历史")
+    assert seen[0].endswith(end) and "第11层归档目录" in seen[0]  # the folders' middle gave way, not the name
+    # Then the counts: the name stays whole as long as it can.
+    assert seen[1].endswith("/old_estate_renovation_rev2.txt")
+    assert deep in title.toolTip()  # the whole title, as typed
+    title.set_title("Left: " + "长" * 300)  # nothing named as the path: its end gives way
+    assert title.text().startswith("Left: 长") and title.text().endswith("…")
+    title.set_title("Left: a/short.txt", "a/short.txt")
+    assert title.text() == "Left: a/short.txt"  # room enough: nothing left out
 
 
 def test_a_side_without_text_is_not_compared(qtbot) -> None:
