@@ -178,6 +178,9 @@ class EvaluationPanel(QWidget):
         self._on_use_decisions = on_use_decisions
         self._report: EvaluationReport | None = None
         self._banding: tuple[int, int] | None = None
+        # The screen's own candidate scores (``set_screen_scores``), charted until labels are evaluated.
+        self._screen_scores: np.ndarray | None = None
+        self._screen_k = 0
         self._updating = False
 
         self.load_button = QPushButton(self.tr("Load labels… · 导入标注"))
@@ -293,6 +296,13 @@ class EvaluationPanel(QWidget):
         self._banding = (bands, rows)
         self._refresh_charts()
 
+    def set_screen_scores(self, scores: np.ndarray | Sequence[float] | None, k: int = 0) -> None:
+        """The Jaccard of the screen's candidate pairs (shingles of ``k`` characters): the score
+        chart shows them until labels are evaluated (None: no screen shown)."""
+        self._screen_scores = None if scores is None else np.asarray(scores, dtype=float)
+        self._screen_k = k
+        self._refresh_charts()
+
     def set_notes(self, notes: Sequence[str]) -> None:
         """Warnings under the charts (unknown documents, split leaks, ...); hidden when empty."""
         self.notes_label.setText("\n".join(f"• {n}" for n in notes))
@@ -392,7 +402,12 @@ class EvaluationPanel(QWidget):
         ev = self._evaluation()
         split = self.current_split()
         if ev is None:
-            self.histogram.set_values([])
+            if self._screen_scores is not None:
+                title = self.tr("Candidate scores of this screen, k = {0} · 本次筛查候选得分").format(self._screen_k)
+            else:
+                title = self.tr("Candidate scores · 候选得分分布")
+            self.histogram.set_title(title)
+            self.histogram.set_values(self._screen_scores if self._screen_scores is not None else [])
             self.histogram.set_labelled([], [])
             self.curves.set_series([])
         else:

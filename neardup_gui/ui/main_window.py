@@ -34,6 +34,7 @@ from neardup_gui.core.records import ScreenParams, TooLarge
 from neardup_gui.io.paths import OutputInsideSourceError, default_workspace, ensure_outside_source
 from neardup_gui.ui.app_menus import install_app_menus
 from neardup_gui.ui.background import JobRunner, SlicedRelease
+from neardup_gui.ui.candidate_columns import JACCARD
 from neardup_gui.ui.candidate_model import CandidateModel
 from neardup_gui.ui.candidate_view import CandidateView
 from neardup_gui.ui.decision_form import DecisionForm
@@ -345,6 +346,9 @@ class MainWindow(QMainWindow):
         self.review.show_outcome(outcome)
         self.overview.show_outcome(outcome)
         self.evaluation.panel.clear()
+        # The screen's score distribution, charted until labels are evaluated (a key the table's
+        # default sort has made already).
+        self.evaluation.panel.set_screen_scores(self.review.model.columns.key(JACCARD), outcome.params.k)
         self.run_notes.show_run(outcome.run, outcome.params)
         if outcome.out_dir is not None:
             self.settings.set_last_workspace(outcome.out_dir)

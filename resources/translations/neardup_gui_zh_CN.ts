@@ -14,7 +14,7 @@
         <translation>另一侧在此处有而本侧没有的文字</translation>
     </message>
     <message>
-        <location filename="../../neardup_gui/ui/diff_pane.py" line="+334"/>
+        <location filename="../../neardup_gui/ui/diff_pane.py" line="+402"/>
         <source>The other side has text here that this side lacks</source>
         <translation>另一侧在此处有本侧没有的文字</translation>
     </message>
@@ -283,7 +283,7 @@ It only proposes: it never deletes, moves, renames or changes a source file, and
 <context>
     <name>BoilerplateModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+154"/>
+        <location filename="../../neardup_gui/ui/boilerplate_view.py" line="+147"/>
         <source>Documents</source>
         <translation>文档数</translation>
     </message>
@@ -712,7 +712,7 @@ Changed since the screen: its text is not shown; screen again.</source>
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../neardup_gui/ui/diff_view.py" line="+76"/>
+        <location filename="../../neardup_gui/ui/diff_view.py" line="+159"/>
         <source>◀ Previous overlap</source>
         <translation>◀ 上一处重合</translation>
     </message>
@@ -742,7 +742,7 @@ Changed since the screen: its text is not shown; screen again.</source>
         <translation>图例：</translation>
     </message>
     <message>
-        <location line="+82"/>
+        <location line="+69"/>
         <location line="+17"/>
         <source>Left</source>
         <translation>左侧</translation>
@@ -759,22 +759,22 @@ Changed since the screen: its text is not shown; screen again.</source>
         <translation>选择一个文本对进行比较。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+25"/>
         <source>Not compared: one side has no text to show.</source>
         <translation>未比较：有一侧没有可显示的文本。</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Comparing…</source>
         <translation>正在比较…</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>{0}: {1}   ({2} {3}, {4}, {5} characters)</source>
         <translation>{0}：{1}   （{2} {3}，{4}，{5} 个字符）</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+19"/>
         <source>shared passages: {0} · changes inside them: {1}</source>
         <translation>共有段落：{0} · 其中改动：{1}</translation>
     </message>
@@ -902,7 +902,7 @@ Results written to: {1}</source>
 <context>
     <name>EvaluationPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+183"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+186"/>
         <source>Load labels… · 导入标注</source>
         <translation>导入标注…</translation>
     </message>
@@ -933,22 +933,23 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+114"/>
+        <location line="+121"/>
         <source>No labels evaluated yet.</source>
         <translation>尚未评估任何标注。</translation>
     </message>
     <message>
-        <location line="-104"/>
+        <location line="-111"/>
         <source>Jaccard threshold shown in the charts</source>
         <translation>图表中显示的 Jaccard 阈值</translation>
     </message>
     <message>
         <location line="+10"/>
+        <location line="+189"/>
         <source>Candidate scores · 候选得分分布</source>
         <translation>候选得分分布</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-189"/>
         <location line="+5"/>
         <source>Jaccard</source>
         <translation>Jaccard</translation>
@@ -1005,12 +1006,12 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+198"/>
+        <location line="+210"/>
         <source>P(candidate)</source>
         <translation>P（成为候选）</translation>
     </message>
     <message>
-        <location line="-197"/>
+        <location line="-209"/>
         <source>No banding yet</source>
         <translation>尚无分段设置</translation>
     </message>
@@ -1040,7 +1041,7 @@ Results written to: {1}</source>
         <translation>{0} 个标注文本对（{1} 个正例，{2} 个负例）</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+80"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -1048,6 +1049,11 @@ Results written to: {1}</source>
         <location line="+36"/>
         <source>threshold {0:g}</source>
         <translation>阈值 {0:g}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Candidate scores of this screen, k = {0} · 本次筛查候选得分</source>
+        <translation>本次筛查候选得分分布，k = {0}</translation>
     </message>
     <message>
         <location line="+9"/>
@@ -1475,7 +1481,7 @@ As recorded: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+90"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+91"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1525,7 +1531,7 @@ As recorded: {1}</source>
         <translation>源文件夹</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+56"/>
         <source>Choose the source folder</source>
         <translation>选择源文件夹</translation>
     </message>
@@ -1590,7 +1596,7 @@ As recorded: {1}</source>
         <translation>筛查结束后可继续审核。</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+69"/>
         <source>{0} pairs among {1} files ({2} compared) in {3:.1f} s.</source>
         <translation>{1} 个文件（比较了 {2} 个）中找到 {0} 个文本对，用时 {3:.1f} 秒。</translation>
     </message>
@@ -1628,7 +1634,7 @@ As recorded: {1}</source>
 <context>
     <name>OverviewController</name>
     <message>
-        <location filename="../../neardup_gui/ui/overview_controller.py" line="+133"/>
+        <location filename="../../neardup_gui/ui/overview_controller.py" line="+134"/>
         <source>That pair is not in the table.</source>
         <translation>表格中没有这个文本对。</translation>
     </message>
@@ -1968,7 +1974,7 @@ As recorded: {1}</source>
 <context>
     <name>ProgressPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/progress_panel.py" line="+40"/>
+        <location filename="../../neardup_gui/ui/progress_panel.py" line="+42"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -1978,17 +1984,18 @@ As recorded: {1}</source>
         <translation>停止筛查；保留上一次的结果</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>Starting…</source>
         <translation>正在开始…</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+15"/>
         <source>{0} ({1} found)</source>
         <translation>{0}（已找到 {1} 个）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-36"/>
+        <location line="+45"/>
         <source>{0} left</source>
         <translation>剩余{0}</translation>
     </message>
@@ -2244,7 +2251,7 @@ As recorded: {1}</source>
 <context>
     <name>SweepTableModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-339"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-354"/>
         <source>k</source>
         <translation>k</translation>
     </message>

@@ -34,6 +34,27 @@ def test_loading_the_sample_labels_fills_the_panel_and_names_the_file(screened, 
     assert panel.load_button.isEnabled()
 
 
+def test_before_labels_the_score_chart_shows_the_screen_s_own_candidates(screened, qtbot) -> None:
+    window = screened
+    panel = window.evaluation.panel
+    chart = panel.histogram
+    scores = sorted(c.jaccard for c in window.outcome.candidates)
+    assert len(scores) == 10 and panel.report() is None
+    # Each bin holds the candidates whose Jaccard falls in it (the last bin closed at 1.0).
+    edges = chart.bin_edges()
+    expected = [sum(1 for s in scores if lo <= s < hi or (hi == 1.0 and s == 1.0)) for lo, hi in zip(edges, edges[1:])]
+    assert chart.counts() == expected and sum(expected) == 10
+    assert chart.title().startswith("Candidate scores of this screen, k = 5")
+    labels = resources_dir() / "sample_labels.csv"
+    window.evaluation.ask_labels_file = lambda: str(labels)
+    with qtbot.waitSignal(window.evaluation.evaluation_finished, timeout=SCREEN_TIMEOUT_MS) as done:
+        qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
+    ev = done.args[0].report.for_k(panel.current_k())
+    assert chart.title().startswith(f"Candidate scores, k = {ev.k}")  # the evaluation's, once there is one
+    panel.clear()
+    assert chart.title().startswith("Candidate scores of this screen") and sum(chart.counts()) == 10
+
+
 def test_my_decisions_can_serve_as_labels(screened, qtbot) -> None:
     window = screened
     form = window.decision_form
