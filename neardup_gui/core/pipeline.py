@@ -42,7 +42,7 @@ from neardup_gui.core.machine import available_memory
 from neardup_gui.core.memory import human_size, release_free_memory
 from neardup_gui.core.normalize import normalize_batch
 from neardup_gui.core.prepare import LazyHashes, Prepared, PrepareCache, cache_key, prepare
-from neardup_gui.core.progress import NULL_PROGRESS, ChecksOnly, Progress, dict_giving_way, list_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, AsStage, ChecksOnly, Progress, dict_giving_way, list_giving_way
 from neardup_gui.core.scope import allowed as scope_allowed
 from neardup_gui.core.scope import describe as describe_scope
 from neardup_gui.core.scope import scope_labels
@@ -608,7 +608,8 @@ def screen(
         counts["containment_index_updated"] = int(not proposals.containment.rebuilt)
     release_free_memory()
     if proposals.tfidf is None and extra_scores:
-        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, progress, texts)
+        # (their own reports say "shingle": here, after the candidates, they count as that stage)
+        proposals.tfidf, proposals.fingerprints = _fit_models(prepared, params, AsStage(progress, "candidates"), texts)
     elif proposals.tfidf is None:
         notes.append(
             f"TF-IDF cosine and SimHash distance were not computed for every pair ({raw_chars:,} characters is "

@@ -263,6 +263,22 @@ class ChecksOnly:
         self._progress.check()
 
 
+class AsStage:
+    """Passes cancellation through to ``progress`` and reports every count as ``stage``'s: for work
+    inside a later stage that reports under a stage of its own (the TF-IDF and SimHash models of a
+    screen's extra scores, fitted once the candidates are found, report as shingling: the bar's
+    label went back to "Shingling and signing" after "Finding candidates")."""
+
+    def __init__(self, progress: Progress, stage: str) -> None:
+        self._progress, self._stage = progress, stage
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        self._progress.report(self._stage, done, total)
+
+    def check(self) -> None:
+        self._progress.check()
+
+
 def overall_fraction(stage: str, done: int, total: int) -> float:
     """Share of the whole screen done, in [0, 1], from a stage and its counts and the fixed shares
     alone (the window and the command line use ``core.estimate.ScreenEstimate``, which starts from

@@ -58,6 +58,36 @@ def _random_text(rng: random.Random, n: int) -> str:
     return "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(n))
 
 
+class _Stages:
+    """Progress that notes each stage reported, in order (repeats of the last one dropped)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if not self.seen or self.seen[-1] != stage:
+            self.seen.append(stage)
+
+    def check(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("all_scores", ["auto", "always", "never"])
+def test_the_stages_are_reported_in_the_bar_s_order_with_or_without_the_extra_scores(all_scores: str) -> None:
+    from neardup_gui.core.progress import STAGES
+
+    rng = random.Random(8)
+    texts = {f"t{i}": _random_text(rng, 600) for i in range(12)}
+    texts["copy"] = texts["t3"][:500] + "另有补充。"
+    progress = _Stages()
+    result = screen(docs_for(texts), texts, ScreenParams(k=5, all_scores=all_scores), progress)
+    scored = all(c.tfidf_cosine is not None for c in result.candidates)
+    assert result.candidates and scored == (all_scores != "never")
+    order = [name for name, _weight in STAGES]
+    at = [order.index(stage) for stage in progress.seen]
+    assert at == sorted(at) and "candidates" in progress.seen  # never back to an earlier stage
+
+
 def test_an_excerpt_of_a_long_article_is_found_by_containment_despite_low_jaccard() -> None:
     rng = random.Random(3)
     long_text = _random_text(rng, 4000)
