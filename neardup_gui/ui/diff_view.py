@@ -132,16 +132,22 @@ class TitleLabel(QLabel):
         head, _, tail = self._title.partition(self._path)
         folder, slash, name = self._path.rpartition("/")
         enough = advance("…" * 4)
-        for rest in (tail, None, ""):
-            if rest is None:  # the path whole, the counts' end given way
-                if advance(head + self._path + "…") <= room:
-                    return whole
-                continue
+
+        def folders_out(rest: str) -> str | None:  # the name and ``rest`` kept whole
             left = room - advance(head + slash + name + rest)
-            if folder and left > enough:
-                return head + metrics.elidedText(folder, middle, left) + slash + name + rest
-        left = room - advance(head)
-        return head + metrics.elidedText(self._path, middle, left) if left > enough else whole
+            if not folder or left <= enough:
+                return None
+            return head + metrics.elidedText(folder, middle, left) + slash + name + rest
+
+        shown = folders_out(tail)
+        if shown is None and advance(head + self._path + "…") <= room:
+            shown = whole  # the path whole, the counts' end given way
+        if shown is None:
+            shown = folders_out("")
+        if shown is None:
+            left = room - advance(head)
+            shown = head + metrics.elidedText(self._path, middle, left) if left > enough else whole
+        return shown
 
 
 class DiffView(QWidget):

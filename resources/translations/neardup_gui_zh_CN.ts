@@ -712,7 +712,7 @@ Changed since the screen: its text is not shown; screen again.</source>
 <context>
     <name>DiffView</name>
     <message>
-        <location filename="../../neardup_gui/ui/diff_view.py" line="+159"/>
+        <location filename="../../neardup_gui/ui/diff_view.py" line="+165"/>
         <source>◀ Previous overlap</source>
         <translation>◀ 上一处重合</translation>
     </message>
