@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog
 
 from neardup_gui import tasks
+from neardup_gui.core.evaluate import AUDIT_LIMIT
 from neardup_gui.ui.evaluation_panel import EvaluationPanel
 from neardup_gui.ui.labels import literal_tooltip, stage_label
 
@@ -78,9 +79,15 @@ class EvaluationController(QObject):
         self._what, self._size = what, None
         self.panel.set_busy(True, self.tr("Evaluating the screen against {0}…").format(what))
 
+        # The miss audit scores every pair of documents, or past AUDIT_LIMIT of them every pair of a
+        # random sample of that many (the report's notes then say so).
+        audit = self.panel.audit_box.isChecked()
+        sample = AUDIT_LIMIT if audit else None
+
         def work(progress: Any) -> tasks.EvaluationRun:
             return tasks.evaluate_outdir(out_dir, labels_file=labels_file, from_decisions=from_decisions,
-                                         session=session, progress=progress, read_helper=True)  # fmt: skip
+                                         session=session, progress=progress, read_helper=True, audit=audit,
+                                         audit_sample=sample)  # fmt: skip
 
         # Its survivors frozen: the report, the labels and 100,000 documents at most, and ~10 garbage
         # cycles (measured); else the first collection after walks them all (78 ms, a stall).

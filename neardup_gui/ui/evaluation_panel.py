@@ -25,6 +25,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
@@ -37,7 +38,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from neardup_gui.core.evaluate import ALL_SPLITS, EvaluationReport, KEvaluation, SweepRow, metric_curve, s_curve
+from neardup_gui.core.evaluate import (
+    ALL_SPLITS, AUDIT_LIMIT, EvaluationReport, KEvaluation, SweepRow, metric_curve, s_curve,
+)  # fmt: skip
 from neardup_gui.ui.charts import HistogramChart, LineChart, Series
 from neardup_gui.ui.palette import OKABE_ITO
 
@@ -192,6 +195,12 @@ class EvaluationPanel(QWidget):
                                                  "the workspace (merge = duplicate, others = not)"))  # fmt: skip
         self.decisions_button.clicked.connect(self._decisions_clicked)
         self.decisions_button.setVisible(on_use_decisions is not None)
+        self.audit_box = QCheckBox(self.tr("Also check what LSH missed · 检查 LSH 漏检"))
+        self.audit_box.setToolTip(self.tr(
+            "Score every pair of documents exactly (in a larger folder, every pair of a random sample of {0:,} "
+            "documents) and count, per threshold, the pairs at or above it that the candidate stage did not "
+            "return: the LSH misses column and lsh_misses.csv. Slower."
+        ).format(AUDIT_LIMIT))  # fmt: skip
         self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setToolTip(self.tr("Stop the evaluation; nothing is written"))
         self.cancel_button.clicked.connect(self._cancel_clicked)
@@ -239,6 +248,7 @@ class EvaluationPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.load_button)
         top.addWidget(self.decisions_button)
+        top.addWidget(self.audit_box)
         top.addWidget(self.cancel_button)
         top.addWidget(self.source_label, 1)
         controls = QHBoxLayout()
@@ -350,6 +360,7 @@ class EvaluationPanel(QWidget):
         """Disable the buttons while an evaluation runs (Cancel shown instead), and say so."""
         self.load_button.setEnabled(not busy)
         self.decisions_button.setEnabled(not busy)
+        self.audit_box.setEnabled(not busy)
         self.cancel_button.setVisible(busy)
         self.cancel_button.setEnabled(busy)
         if text:

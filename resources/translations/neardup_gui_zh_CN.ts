@@ -822,7 +822,7 @@ The window stays usable; the details say where.</source>
 <context>
     <name>EvaluationController</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+47"/>
+        <location filename="../../neardup_gui/ui/evaluation_controller.py" line="+48"/>
         <source>Choose a labels file</source>
         <translation>选择标注文件</translation>
     </message>
@@ -857,7 +857,7 @@ The window stays usable; the details say where.</source>
         <translation>正在以{0}评估筛查结果…</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+23"/>
         <source>The evaluation was cancelled; nothing was written.</source>
         <translation>评估已取消，未写入任何内容。</translation>
     </message>
@@ -902,7 +902,7 @@ Results written to: {1}</source>
 <context>
     <name>EvaluationPanel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+186"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="+189"/>
         <source>Load labels… · 导入标注</source>
         <translation>导入标注…</translation>
     </message>
@@ -923,6 +923,16 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+4"/>
+        <source>Also check what LSH missed · 检查 LSH 漏检</source>
+        <translation>同时检查 LSH 漏检</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Score every pair of documents exactly (in a larger folder, every pair of a random sample of {0:,} documents) and count, per threshold, the pairs at or above it that the candidate stage did not return: the LSH misses column and lsh_misses.csv. Slower.</source>
+        <translation>精确计算每一对文档的得分（文件夹较大时，只计算随机抽取的 {0:,} 篇文档中的每一对），并按每个阈值统计达到阈值却未被候选阶段返回的文本对：见“LSH 漏检”列和 lsh_misses.csv。耗时较长。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -933,23 +943,23 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+3"/>
-        <location line="+121"/>
+        <location line="+122"/>
         <source>No labels evaluated yet.</source>
         <translation>尚未评估任何标注。</translation>
     </message>
     <message>
-        <location line="-111"/>
+        <location line="-112"/>
         <source>Jaccard threshold shown in the charts</source>
         <translation>图表中显示的 Jaccard 阈值</translation>
     </message>
     <message>
         <location line="+10"/>
-        <location line="+189"/>
+        <location line="+191"/>
         <source>Candidate scores · 候选得分分布</source>
         <translation>候选得分分布</translation>
     </message>
     <message>
-        <location line="-189"/>
+        <location line="-191"/>
         <location line="+5"/>
         <source>Jaccard</source>
         <translation>Jaccard</translation>
@@ -1006,17 +1016,17 @@ Results written to: {1}</source>
     </message>
     <message>
         <location line="+0"/>
-        <location line="+210"/>
+        <location line="+212"/>
         <source>P(candidate)</source>
         <translation>P（成为候选）</translation>
     </message>
     <message>
-        <location line="-209"/>
+        <location line="-211"/>
         <source>No banding yet</source>
         <translation>尚无分段设置</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>k:</source>
         <translation>k：</translation>
     </message>
@@ -1041,7 +1051,7 @@ Results written to: {1}</source>
         <translation>{0} 个标注文本对（{1} 个正例，{2} 个负例）</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+81"/>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>
@@ -2251,7 +2261,7 @@ As recorded: {1}</source>
 <context>
     <name>SweepTableModel</name>
     <message>
-        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-354"/>
+        <location filename="../../neardup_gui/ui/evaluation_panel.py" line="-362"/>
         <source>k</source>
         <translation>k</translation>
     </message>

@@ -55,6 +55,27 @@ def test_before_labels_the_score_chart_shows_the_screen_s_own_candidates(screene
     assert chart.title().startswith("Candidate scores of this screen") and sum(chart.counts()) == 10
 
 
+def test_the_miss_audit_can_be_asked_for_and_fills_its_column(screened, qtbot, tmp_path: Path) -> None:
+    from neardup_gui.ui.evaluation_panel import Column
+
+    window = screened
+    controller, panel = window.evaluation, window.evaluation.panel
+    controller.ask_labels_file = lambda: str(resources_dir() / "sample_labels.csv")
+    misses = tmp_path / "workspace" / "lsh_misses.csv"
+    for audit in (False, True):
+        panel.audit_box.setChecked(audit)
+        with qtbot.waitSignal(controller.evaluation_finished, timeout=SCREEN_TIMEOUT_MS) as done:
+            qtbot.mouseClick(panel.load_button, Qt.MouseButton.LeftButton)
+        report = done.args[0].report
+        column = [panel.model.data(panel.model.index(r, Column.LSH_MISSES)) for r in range(panel.model.rowCount())]
+        assert panel.model.rowCount() > 0 and misses.is_file() == audit
+        if audit:  # every pair of the 23 documents scored: a count per row (the sample's LSH misses none)
+            assert all(ev.audit is not None and not ev.audit.sampled for ev in report.per_k)
+            assert all(str(v).isdigit() for v in column)
+        else:
+            assert all(ev.audit is None for ev in report.per_k) and not any(column)
+
+
 def test_my_decisions_can_serve_as_labels(screened, qtbot) -> None:
     window = screened
     form = window.decision_form
