@@ -21,6 +21,20 @@ class HoldContainment(CallbackProgress):
         super().check()
 
 
+class StageRecorder:
+    """Progress that notes each stage reported, in order (repeats of the last one dropped)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if not self.seen or self.seen[-1] != stage:
+            self.seen.append(stage)
+
+    def check(self) -> None:
+        pass
+
+
 def assert_ops_rebuild(ops: list[tuple[str, int]], a: str, b: str) -> None:
     """Diff ops (``("=" | "-" | "+", length)``) cover both texts exactly: every op is non-empty,
     an equal op pairs equal text, and the ops consume ``a`` and ``b`` whole."""

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from engine_kit import HoldContainment, StageRecorder
 
 from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.helper import VerifyHelper, pack_texts, unpack_texts
@@ -97,8 +98,6 @@ def test_a_helper_that_dies_leaves_its_pairs_to_this_process(folder) -> None:
 def _screen_sending_early(corpus, params, monkeypatch) -> tuple:
     """``screen`` with a helper whose first jobs go out while the containment index is held back
     (as at 100,000 files, where it outlasts LSH by ~1 s): (result, pairs sent early, helper)."""
-    from engine_kit import HoldContainment
-
     from neardup_gui.core import pipeline as pipeline_mod
 
     progress = HoldContainment()
@@ -223,20 +222,6 @@ def test_a_large_screen_starts_the_helper_and_gives_the_same_outputs(folder, tmp
     assert [_key(c) for c in split.candidates] == [_key(c) for c in plain.candidates]
 
 
-class _Stages:
-    """Progress that notes the stages reported, in order."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def report(self, stage: str, done: int, total: int) -> None:
-        if not self.seen or self.seen[-1] != stage:
-            self.seen.append(stage)
-
-    def check(self) -> None:
-        pass
-
-
 @pytest.mark.parametrize(
     ("cores", "documents", "pays", "early"),
     [(2, 39_999, False, False), (2, 40_000, True, False), (3, 100_000, True, False), (1, 100_000, False, False),
@@ -266,7 +251,7 @@ def test_on_two_cores_the_helper_starts_once_the_documents_are_prepared(folder, 
     plain = screen_folder(folder, PARAMS)
     monkeypatch.setattr(helper_mod, "usable_cores", lambda: 2)
     monkeypatch.setattr(helper_mod, "HELPER_FEW_CORES_MIN_DOCUMENTS", 0)
-    stages = _Stages()
+    stages = StageRecorder()
     started_after: list[list[str]] = []
     real_start = VerifyHelper.start
 

@@ -10,7 +10,7 @@ import pytest
 from neardup_gui.core.pipeline import screen
 from neardup_gui.core.progress import CallbackProgress, Cancelled
 from neardup_gui.core.records import FLAG_CONTAINED, FLAG_EXACT_NORMALIZED, Document, ScreenParams
-from engine_kit import HoldContainment
+from engine_kit import HoldContainment, StageRecorder
 
 SEED_TEXTS = {
     "A": "资料整理说明：先备份原始稿件，再登记来源与版本。每周归档一次，保留修改记录。",
@@ -58,20 +58,6 @@ def _random_text(rng: random.Random, n: int) -> str:
     return "".join(chr(0x4E00 + rng.randrange(3000)) for _ in range(n))
 
 
-class _Stages:
-    """Progress that notes each stage reported, in order (repeats of the last one dropped)."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def report(self, stage: str, done: int, total: int) -> None:
-        if not self.seen or self.seen[-1] != stage:
-            self.seen.append(stage)
-
-    def check(self) -> None:
-        pass
-
-
 @pytest.mark.parametrize("all_scores", ["auto", "always", "never"])
 def test_the_stages_are_reported_in_the_bar_s_order_with_or_without_the_extra_scores(all_scores: str) -> None:
     from neardup_gui.core.progress import STAGES
@@ -79,7 +65,7 @@ def test_the_stages_are_reported_in_the_bar_s_order_with_or_without_the_extra_sc
     rng = random.Random(8)
     texts = {f"t{i}": _random_text(rng, 600) for i in range(12)}
     texts["copy"] = texts["t3"][:500] + "另有补充。"
-    progress = _Stages()
+    progress = StageRecorder()
     result = screen(docs_for(texts), texts, ScreenParams(k=5, all_scores=all_scores), progress)
     scored = all(c.tfidf_cosine is not None for c in result.candidates)
     assert result.candidates and scored == (all_scores != "never")
