@@ -48,13 +48,14 @@ def load_kernels() -> bool:
         from neardup_gui.core.methods._sigkernel import band_keys_into
 
         band_keys_into(np.zeros((1, 4), dtype=np.uint32), 2, np.zeros(1, dtype=np.int64), np.empty((1, 2), dtype=np.uint64))
-        from neardup_gui.core.methods._sortkernel import contained_pairs, lookup_docs, radix_argsort, usable_counts
+        from neardup_gui.core.methods._sortkernel import contained_pairs, lookup_docs, radix_argsort, radix_runs, usable_counts
         from neardup_gui.core.methods.containment import load_intersection_kernel
 
         load_intersection_kernel()  # verified pairs' scores
 
         for index_type in (np.int32, np.int64):  # the containment index's sorts, probes and counts
             radix_argsort(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type))
+            radix_runs(np.array([3, 1, 2], dtype=np.uint64), np.empty(3, dtype=index_type), np.empty(3, dtype=np.bool_))
             one, firsts = np.zeros(1, dtype=index_type), np.array([0, 1, 1])
             zeros = np.zeros(2, dtype=np.int64)
             usable_counts(one, firsts, one + 1, 5, zeros, zeros.copy())

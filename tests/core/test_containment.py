@@ -88,7 +88,7 @@ def test_documents_without_samples_anywhere_and_many_probe_rounds_change_nothing
 @pytest.mark.parametrize("size", ["smallest", "bucketed"])
 def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type, size) -> None:
     from neardup_gui.core.methods import _sortkernel
-    from neardup_gui.core.methods.sorting import _RADIX_MIN, sort_in_place, stable_argsort
+    from neardup_gui.core.methods.sorting import _RADIX_MIN, sort_in_place, sorted_runs, stable_argsort
 
     rng = np.random.default_rng(5)
     # The smallest sizes sort the whole array digit by digit; larger ones go through buckets first.
@@ -104,6 +104,13 @@ def test_the_compiled_stable_argsort_gives_numpys_stable_permutation(index_type,
         sorted_here = keys.astype(np.uint64)
         assert np.array_equal(sort_in_place(sorted_here, index_type), got)
         assert np.array_equal(sorted_here, np.sort(keys.astype(np.uint64)))
+        # The containment index's sort: the same order, the keys left as given, the runs marked.
+        given = keys.astype(np.uint64)
+        order, head = sorted_runs(given, index_type)
+        assert order.dtype == index_type and np.array_equal(order, got)
+        assert np.array_equal(given, keys.astype(np.uint64))
+        runs = np.flatnonzero(head)
+        assert np.array_equal(runs, np.flatnonzero(np.r_[True, sorted_here[1:] != sorted_here[:-1]][: keys.size]))
 
 
 @pytest.mark.parametrize("path", ["compiled", "numpy"])

@@ -35,7 +35,7 @@ import numpy as np
 
 from neardup_gui.core.compiled import kernel_module
 from neardup_gui.core.methods.minhash_lsh import unique_pairs
-from neardup_gui.core.methods.sorting import sort_in_place, stable_argsort
+from neardup_gui.core.methods.sorting import sorted_runs, stable_argsort
 from neardup_gui.core.progress import GIVING_WAY_SLICE, NULL_PROGRESS, Progress, give_way
 
 __all__ = [
@@ -172,20 +172,15 @@ def _full_index(
     # Postings: the documents of each distinct key, keys ascending. Keys in more than bucket_cap
     # documents are boilerplate. ``group`` gives each entry (document order) its key's posting list.
     kernels = _kernels() if total_entries >= _COMPILED_MIN_ENTRIES else None
-    order = sort_in_place(keys, idx_type)
-    post_keys = keys  # sorted now; the samples list holds the same values in document order
-    del keys
+    order, head = sorted_runs(keys, idx_type)  # where each distinct key's run starts, keys ascending
+    del keys  # the samples list holds the same values
     progress.check()
     group = np.empty(total_entries, dtype=idx_type)
     if kernels is not None:  # one compiled pass, without the GIL (the numpy steps below hold it)
         post_docs = np.empty(total_entries, dtype=idx_type)
-        group_start = kernels[2](post_keys, order, first_of_doc, group, post_docs)
-        del post_keys, order
+        group_start = kernels[2](head, order, first_of_doc, group, post_docs)
+        del head, order
     else:
-        head = np.empty(total_entries, dtype=bool)
-        head[0] = True
-        np.not_equal(post_keys[1:], post_keys[:-1], out=head[1:])
-        del post_keys
         group_start = np.flatnonzero(head).astype(idx_type)
         group[order] = np.cumsum(head, dtype=idx_type) - 1
         del head
