@@ -984,6 +984,7 @@ def _verify_and_flag(
         rejected += dropped
         if isinstance(prepared.hashes, LazyHashes):
             prepared.hashes.drop()
+        release_free_memory()  # the round's texts, hashes and aligned arrays, before the next round's
 
     for chunk in local_rounds:
         here(chunk)
@@ -1018,6 +1019,7 @@ def _verify_and_flag(
         progress.report("verify", done + sum(len(s) for f, s, _ in away if f.done() or f is future), total)
     progress.report("verify", total, total)
     progress.report("flags", len(kept), len(kept))
+    release_free_memory()  # the helper's jobs and results
     return kept, rejected, taken, taken_rejected
 
 

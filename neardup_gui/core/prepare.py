@@ -283,7 +283,11 @@ class PrepareCache:
     Attributes:
         key: ``cache_key`` of the parameters the entries were computed with.
         shas: File SHA-256 per entry (unique).
-        digests, chars, signatures, samples: As in ``Prepared``, per entry.
+        digests, chars, samples: As in ``Prepared``, per entry.
+        signature_source: The MinHash rows: entry ``i``'s is row ``i``, or with ``signature_rows``
+            row ``signature_rows[i]`` (a cache made by a screen shares the screen's rows instead of
+            copying them: 51 MB at 100,000 files, held from preparing until the cache is written).
+            ``signatures`` gives them per entry.
         boiler: Sorted hashes that may be boilerplate (found in at least ``LOW_SHARE`` of the
             sampled documents when the cache was made).
         hits: Per entry, the positions in ``boiler`` of the hashes the document holds (int32).
@@ -301,7 +305,7 @@ class PrepareCache:
     shas: list[str]
     digests: list[bytes]
     chars: np.ndarray
-    signatures: np.ndarray
+    signature_source: np.ndarray
     samples: list[np.ndarray]
     boiler: np.ndarray
     hits: list[np.ndarray]
@@ -311,7 +315,20 @@ class PrepareCache:
     run_id: str = ""
     containment: ContainmentMemo | None = None
     parts: tuple[tuple[str, int], ...] = ()
+    signature_rows: np.ndarray | None = None
     _positions: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def signatures(self) -> np.ndarray:
+        """The MinHash rows per entry (a copy when they are shared with a screen's)."""
+        return self.entry_signatures(None)
+
+    def entry_signatures(self, entries: np.ndarray | None) -> np.ndarray:
+        """The MinHash rows of ``entries`` (indexes; None: every entry), in that order."""
+        rows = self.signature_rows
+        if rows is None:
+            return self.signature_source if entries is None else self.signature_source[entries]
+        return self.signature_source[rows if entries is None else rows[entries]]
 
     def position(self, sha: str) -> int | None:
         """Entry index of a file SHA-256, or None."""
@@ -917,7 +934,7 @@ def _assemble(
     cached = np.flatnonzero(index < from_cache)
     if cached.size:
         assert cache is not None
-        sigs[cached] = cache.signatures[index[cached]]
+        sigs[cached] = cache.entry_signatures(index[cached])
     if batches:  # the batches' indexes are consecutive ranges: found in the sorted indexes
         order = np.argsort(index, kind="stable")
         ordered = index[order]
@@ -948,13 +965,14 @@ def _new_cache(out: Prepared, keys: Mapping[str, str], boiler: np.ndarray, hits:
         list(first),
         list(map(out.digests.__getitem__, rows)),
         np.asarray(list(map(out.normalized_chars.__getitem__, rows)), dtype=np.int64),
-        out.signatures[np.asarray(rows, dtype=np.int64)] if rows else out.signatures[:0],
+        out.signatures,  # shared, not copied: the entries' rows are ``signature_rows`` of it
         list(map(out.samples.__getitem__, rows)),
         boiler,
         [h if h.dtype == np.int32 else h.astype(np.int32) for h in map(hits.__getitem__, rows)],
         empty,
         out.template.boilerplate if out.template is not None else np.zeros(0, dtype=np.uint64),
         out.template.min_count if out.template is not None else 0,
+        signature_rows=None if len(rows) == len(out.signatures) else np.asarray(rows, dtype=np.int64),
     )
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from neardup_gui import __version__
 from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.machine import usable_cores
-from neardup_gui.core.memory import pauses_cycle_collector
+from neardup_gui.core.memory import pauses_cycle_collector, release_free_memory
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
 from neardup_gui.core.prepare import PrepareCache, cache_key
 from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
@@ -333,6 +333,7 @@ def screen_folder(
         if out_path is not None:
             progress.report("write", 0, 1)
             progress.check()  # a cancel that arrived during the last stage still stops before any write
+            release_free_memory()  # what the stages freed, before the outputs' own peak
             # The prepare cache is written beside the outputs, on a thread of its own (much of both is
             # file writing and syncing, which releases the GIL), and put in place only once the outputs
             # are: a failed write leaves the previous run's cache with the previous run's outputs.

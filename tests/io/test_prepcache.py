@@ -557,3 +557,44 @@ def test_a_screen_whose_outputs_fail_after_staging_leaves_no_new_part(folder, tm
         screen_folder(folder, PARAMS, out_dir=out)
     monkeypatch.setattr(screen_mod, "write_screen_outputs", real)
     assert sorted(p.name for p in (out / "cache").iterdir()) == before
+
+
+def test_a_cache_sharing_the_screens_rows_stores_each_files_own_signature(folder, tmp_path) -> None:
+    """Byte-identical copies make the cache's entries a subset of the screen's documents: the cache
+    then keeps the screen's MinHash rows and which of them are its entries' (no copy), and what it
+    writes, on a first screen and as a rescan's new part, is each file's own row."""
+    from neardup_gui.core.pipeline import screen
+    from neardup_gui.io.corpus import scan_folder
+
+    for i in (1, 4):  # the same bytes in another folder: one entry, two documents
+        shutil.copyfile(folder / "a" / f"{i:03d}.txt", folder / "b" / f"{i:03d}-same.txt")
+    corpus = scan_folder(folder)
+    made = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True).cache
+    assert made is not None and made.signature_rows is not None and len(made.shas) < made.signature_source.shape[0]
+    own = dict(zip(made.shas, made.signatures))
+    assert len(own) == len(made.shas)
+
+    def stored_rows_agree(workspace: Path) -> int:
+        back = load_cache(workspace)
+        assert back is not None and back.signature_rows is None
+        assert back.signatures.shape == (len(back.shas), PARAMS.num_perm)
+        for sha, row in zip(back.shas, back.signatures):
+            assert np.array_equal(row, own[sha]), sha
+        return len(back.shas)
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    assert stored_rows_agree(out) == len(own)
+    # A rescan with changed files writes only their entries, a new part, from its own shared rows.
+    edited = folder / "b" / "027-edit.txt"  # after the copies: its entry and its row differ in number
+    edited.write_text(edited.read_text(encoding="utf-8") + "又一句。", encoding="utf-8")
+    shutil.copyfile(folder / "a" / "012.txt", folder / "b" / "012-same.txt")
+    corpus = scan_folder(folder)
+    made = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True).cache
+    assert made is not None and made.signature_rows is not None
+    before = len(own)
+    own.update(zip(made.shas, made.signatures))  # (the edited file's old text stays an entry)
+    assert len(own) == before + 1
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] > 0 and len(_parts(out)) == 2
+    assert stored_rows_agree(out) == len(own)
