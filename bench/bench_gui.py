@@ -384,6 +384,22 @@ def _spin_until(condition, settle: float = 0.3, limit: float = 900.0) -> None:  
         time.sleep(0.001)
 
 
+def _memory_mb() -> tuple[float, float] | None:
+    """(resident, peak resident since the last ``_reset_peak``) of this process in MB (Linux only)."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+        return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _reset_peak() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from what is resident now
+    except OSError:
+        pass
+
+
 def bench_screen(
     folder: Path,
     results: list[tuple[str, str, str]],
@@ -442,11 +458,14 @@ def bench_screen(
         window.outcome_shown.connect(on_shown)
         window.workspaces.workspace_loaded.connect(lambda _outcome: loaded.append(True))
         gaps.enter("screen")
+        before = _memory_mb()
+        _reset_peak()
         started = time.perf_counter()
         gaps.start()
         window.start_screen()
         _spin_until(lambda: bool(shown))
         wall = times["finished"] - started
+        with_result = _memory_mb()
         show_delay = times["shown"] - times["finished"]
         n_pairs = len(window.outcome.candidates) if window.outcome is not None else 0
         # Opening the workspace just written: read in the background, then shown the same way, in place
@@ -483,6 +502,11 @@ def bench_screen(
             (f"screen again: largest gap showing the result ({times['shown'] - times['finished']:.2f} s to shown)",
              f"{gaps.largest('rescan show'):.0f} ms", "< 100 ms")
         )  # fmt: skip
+        if before is not None and with_result is not None:
+            results.append(("window's memory before the screen (resident)", f"{before[0]:.0f} MB", "—"))
+            results.append(("window's memory, peak during the screen and showing it", f"{with_result[1]:.0f} MB",
+                            "≤ 1 GB"))  # fmt: skip
+            results.append(("window's memory with the result shown (resident)", f"{with_result[0]:.0f} MB", "—"))
         results.append(
             ("screen: progress signals delivered", f"{progress_signals[0]} ({progress_signals[0] / wall:.1f}/s)", "few/s")
         )

@@ -21,7 +21,9 @@ opened there, seen in strace; on a slow disk such first reads wait for it).
 so that their threads stand aside when the window's thread is kept waiting for the GIL.
 ``SlicedRelease`` frees a replaced result's rows a slice per event-loop pass: freed at once, a
 100,000-file result's candidates (each with its passages and evidence) and documents held the
-window's thread for 60-100 ms wherever their last reference went.
+window's thread for 60-100 ms wherever their last reference went; once the last is gone, the
+memory they held is given back to the system on a short-lived thread (``release_free_memory``:
+glibc otherwise keeps it, and the window stayed ~150 MB larger at 100,000 files).
 Imports PySide6 and ``neardup_gui.core`` only.
 """
 
@@ -38,7 +40,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QImage, QPainter
 
-from neardup_gui.core.memory import cycle_collector_paused
+from neardup_gui.core.memory import cycle_collector_paused, release_free_memory
 from neardup_gui.core.progress import WINDOW_HEARTBEAT, CallbackProgress, Cancelled, Heartbeat
 
 log = logging.getLogger(__name__)
@@ -351,4 +353,6 @@ class SlicedRelease(QObject):
                 self._held.pop()
             if time.perf_counter() >= end:
                 break
+        if not self._held:  # (malloc_trim: 5-30 ms at 100,000 files, without the GIL)
+            threading.Thread(target=release_free_memory, name="neardup-give-back", daemon=True).start()
         self._schedule()

@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from neardup_gui import tasks
+from neardup_gui.core.memory import release_free_memory
 from neardup_gui.core.progress import STAGE_WORKBOOK, STAGE_WORKBOOK_CHECK, Progress
 from neardup_gui.core.records import ScreenParams
 from neardup_gui.io.corpus import SourceTexts, check_integrity
@@ -70,6 +71,7 @@ def load_workspace(folder: Path, progress: Progress) -> tasks.ScreenOutcome:
     usable = [d for d in documents if d.usable]
     read, failed = tasks.read_texts(source, [d for d in usable if d.doc_id in in_pairs])
     later = {d.doc_id: d for d in usable if d.doc_id not in in_pairs}
+    release_free_memory()  # the session's rows read and dropped (glibc keeps freed memory otherwise)
     return tasks.ScreenOutcome(
         source=source,
         params=ScreenParams.from_dict(run.params),

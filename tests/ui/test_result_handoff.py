@@ -4,6 +4,7 @@ when their tab is shown."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -230,6 +231,32 @@ def test_word_files_a_rescan_took_over_unread_are_extracted_before_the_result_is
     assert outcome.texts.unread == 2  # the two Word files; the plain ones are read when shown
     by_path = {d.path: d for d in prepared.pair_documents.values()}
     assert outcome.texts[by_path["a.docx"].doc_id].startswith("本报讯")
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS"))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
+def test_the_memory_of_a_replaced_result_goes_back_to_the_system_once_it_is_freed(qtbot) -> None:
+    # Like a large result's rows: many small objects, a few of them still held elsewhere (which pins
+    # the heap's top, so that freeing alone gives nothing back): resident memory falls once the last
+    # slice is freed, not only when something else happens to trim the heap.
+    import numpy as np
+
+    from neardup_gui.ui.background import SlicedRelease
+
+    rows = [np.ones(1500, dtype=np.uint64) for _ in range(30_000)]  # ~360 MB
+    kept = rows[::1000]
+    release = SlicedRelease()
+    release.STEP = 5_000
+    release.hold(rows)
+    del rows
+    before = _resident_mb()
+    qtbot.waitUntil(lambda: release.pending == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: before - _resident_mb() > 200, timeout=10_000)
+    assert all(int(a.sum()) == 1500 for a in kept)
 
 
 def test_a_replaced_result_is_freed_a_slice_per_pass_after_the_new_one_is_shown(screened, qtbot) -> None:
