@@ -9,6 +9,7 @@ field of every candidate - passages, flags, their evidence, the suggestion - mus
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -103,7 +104,7 @@ def test_texts_that_start_or_end_on_the_exact_path_are_normalized_there_in_a_bat
             texts[d] = "㎡" + texts[d]
         elif n % 3 == 1:
             texts[d] = texts[d] + "e\u0301"
-    docs = [d.__class__(**{**d.__dict__, "chars": len(texts[d.doc_id])}) for d in docs]
+    docs = [dataclasses.replace(d, chars=len(texts[d.doc_id])) for d in docs]
     library, compiled, batches = _both_ways(docs, texts, monkeypatch)
     assert len(compiled.candidates) > 2 * verify.ALIGN_BATCH and batches >= 3
     assert _everything(compiled) == _everything(library)
