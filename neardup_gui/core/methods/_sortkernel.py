@@ -94,6 +94,18 @@ def _top_bits(n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _bucket_starts(keys, s, mask, n_buckets):  # pragma: no cover - compiled
+    """Where each bucket of the first pass (the keys' bits from ``s`` under ``mask``) starts, in
+    bucket order, and where the last ends."""
+    starts = np.zeros(n_buckets + 1, dtype=np.int64)
+    for i in range(keys.size):
+        starts[((keys[i] >> s) & mask) + 1] += 1
+    for d in range(n_buckets):
+        starts[d + 1] += starts[d]
+    return starts
+
+
+@njit(cache=True, nogil=True)
 def radix_argsort(keys, order):  # pragma: no cover - compiled
     """Sort ``keys`` in place (stably) and write into ``order`` (int32 or int64) the permutation
     that sorts the keys as given. Extra memory: one more array of each.
@@ -122,11 +134,7 @@ def radix_argsort(keys, order):  # pragma: no cover - compiled
     s = np.uint64(top)
     mask = np.uint64((1 << top_bits) - 1)
     n_buckets = 1 << top_bits
-    starts = np.zeros(n_buckets + 1, dtype=np.int64)
-    for i in range(n):
-        starts[((keys[i] >> s) & mask) + 1] += 1
-    for d in range(n_buckets):
-        starts[d + 1] += starts[d]
+    starts = _bucket_starts(keys, s, mask, n_buckets)
     fill = starts[:-1].copy()
     k_to = np.empty_like(keys)
     for i in range(n):
@@ -186,11 +194,7 @@ def radix_runs(keys, order, head):  # pragma: no cover - compiled
     s = np.uint64(top)
     mask = np.uint64((1 << top_bits) - 1)
     n_buckets = 1 << top_bits
-    starts = np.zeros(n_buckets + 1, dtype=np.int64)
-    for i in range(n):
-        starts[((keys[i] >> s) & mask) + 1] += 1
-    for d in range(n_buckets):
-        starts[d + 1] += starts[d]
+    starts = _bucket_starts(keys, s, mask, n_buckets)
     fill = starts[:-1].copy()
     for i in range(n):
         d = (keys[i] >> s) & mask
