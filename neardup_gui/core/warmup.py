@@ -48,7 +48,13 @@ def load_kernels() -> bool:
         from neardup_gui.core.methods._sigkernel import band_keys_into
 
         band_keys_into(np.zeros((1, 4), dtype=np.uint32), 2, np.zeros(1, dtype=np.int64), np.empty((1, 2), dtype=np.uint64))
-        from neardup_gui.core.methods._sortkernel import contained_pairs, lookup_docs, radix_argsort, radix_runs, usable_counts
+        from neardup_gui.core.methods._sortkernel import (
+            contained_pairs,
+            lookup_docs,
+            radix_argsort,
+            radix_runs,
+            usable_counts,
+        )
         from neardup_gui.core.methods.containment import load_intersection_kernel
 
         load_intersection_kernel()  # verified pairs' scores
