@@ -125,7 +125,8 @@ _WRITE_PARTS = 4096
 
 def _save_npz(fh: Any, arrays: Mapping[str, np.ndarray | _Joined | _Rows]) -> None:
     """``np.savez(fh, **arrays)`` (the same file, read by ``np.load``) with ``_Joined`` arrays
-    written ``_WRITE_PARTS`` parts at a time, never joined whole."""
+    written ``_WRITE_PARTS`` parts at a time and ``_Rows`` ``_WRITE_ROWS`` rows at a time, never
+    joined or gathered whole."""
     with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
         for name, value in arrays.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as out:
