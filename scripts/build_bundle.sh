@@ -98,7 +98,7 @@ if [[ -d "$DIST/neardup/_internal/llvmlite" ]]; then
     ls "$scratch"/appdata/numba-cache/*/anchors.chain-*.nbi >/dev/null 2>&1 \
         || fail "the compiled anchors were not used (no numba cache for them)"
     # The containment index's sort (its module is loaded by name: missed if the spec does not list it).
-    ls "$scratch"/appdata/numba-cache/*/_sortkernel.radix_argsort-*.nbi >/dev/null 2>&1 \
+    ls "$scratch"/appdata/numba-cache/*/_sortkernel.radix_runs-*.nbi >/dev/null 2>&1 \
         || fail "the compiled sort was not used (no numba cache for it)"
     # The walk's and the check's one-call stats (Linux only; loaded by the window's warm-up).
     if [[ "$(uname -s)" == Linux ]]; then
