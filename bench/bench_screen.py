@@ -20,7 +20,9 @@ Prints, for the same documents:
   ``MinHash.update()`` per shingle, on the first ``--baseline-docs`` documents (they are too slow for
   the whole corpus), as docs/s; the ratios compare docs/s.
 
-Each approach runs in its own subprocess so peak memory is its own. Timings on a shared machine are
+Each approach runs in its own subprocess so peak memory is its own; the screens with outputs and
+the rescans, several to a process, each report their own peak (Linux: the peak is reset before
+each, ``/proc/self/clear_refs``). Timings on a shared machine are
 noisy: compare the ratios, not the seconds.
 """
 
@@ -100,6 +102,25 @@ def _removed_meanwhile(space: Path, limit: float = 120.0) -> None:
         time.sleep(0.05)
 
 
+def _reset_peak() -> None:
+    """Start this process's peak resident memory again from what is resident now (Linux)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak_mb() -> float | None:
+    """This process's peak resident memory since the last ``_reset_peak`` (Linux), in MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def _child(mode: str, folder: str, limit: int) -> dict:
     """Runs inside a subprocess; returns timings and peak RSS."""
     import resource
@@ -130,10 +151,12 @@ def _child(mode: str, folder: str, limit: int) -> dict:
         params = ScreenParams()
         with tempfile.TemporaryDirectory() as tmp:
             for label, with_normalized in (("cold", False), ("warm_no_normalized", False), ("warm", True)):
+                _reset_peak()  # each screen's own peak (this process ran others before)
                 t = time.perf_counter()
                 screen_folder(folder, params, out_dir=Path(tmp) / label, with_normalized=with_normalized, use_cache=False,
                               verify_helper=True, read_helper=True)
                 out[label] = time.perf_counter() - t
+                out[f"peak_{label}"] = _peak_mb()
             if limit >= 0:  # incremental rescan on a copy with 1 % of the files changed
                 from neardup_gui.io.corpus import SETTLE_NS
 
@@ -163,20 +186,25 @@ def _child(mode: str, folder: str, limit: int) -> dict:
                     shutil.copytree(space, starts[space])
                 for key, reread, space in (("rescan_reread", True, ws), ("rescan_1pct", False, ws),
                                            ("rescan_1pct_normalized", False, ws_n)):  # fmt: skip
-                    times = []
+                    times, peaks = [], []
                     for _ in range(3 if space is ws else 2):
                         shutil.rmtree(space)
                         shutil.copytree(starts[space], space)
+                        _reset_peak()
                         t = time.perf_counter()
                         again = screen_folder(copy, params, out_dir=space, with_normalized=space is ws_n, reread=reread,
                                               verify_helper=True, read_helper=True)  # fmt: skip
                         times.append(time.perf_counter() - t)
+                        peaks.append(_peak_mb())
+                        counts = again.run.counts
+                        del again  # not held through the next run (its peak would count it)
                         _removed_meanwhile(space)
                     out[key] = min(times)
+                    out[f"peak_{key}"] = max((p for p in peaks if p is not None), default=None)
                     if key == "rescan_1pct":
-                        out["rescan_reused"] = again.run.counts.get("prepared_from_cache", 0)
-                        out["rescan_pairs_reused"] = again.run.counts.get("pairs_from_previous_run", 0)
-                        out["rescan_not_read"] = again.run.counts.get("unchanged_files_not_read", 0)
+                        out["rescan_reused"] = counts.get("prepared_from_cache", 0)
+                        out["rescan_pairs_reused"] = counts.get("pairs_from_previous_run", 0)
+                        out["rescan_not_read"] = counts.get("unchanged_files_not_read", 0)
     elif mode == "lower_bound":
         import numpy as np
 
@@ -304,24 +332,31 @@ def main() -> int:
     names = {"flags": "sources hashed again"}
     for stage, secs in ours["stages"].items():
         print(f"    {names.get(stage, stage):58} {secs:8.2f}")
-    print(row.format("screen_folder with outputs, cold, without normalized/", outs["cold"], docs / outs["cold"], "", ""))
+    def peak(key: str) -> str:  # a run's own peak, where the system says it
+        value = outs.get(f"peak_{key}")
+        return f"{value:.0f}" if value is not None else ""
+
+    print(row.format("screen_folder with outputs, cold, without normalized/", outs["cold"], docs / outs["cold"],
+                     peak("cold"), ""))  # fmt: skip
     print(row.format("screen_folder with outputs, warm, without normalized/", outs["warm_no_normalized"],
-                     docs / outs["warm_no_normalized"], "", f"{outs['warm_no_normalized'] / lb:.1f}x"))  # fmt: skip
+                     docs / outs["warm_no_normalized"], peak("warm_no_normalized"),
+                     f"{outs['warm_no_normalized'] / lb:.1f}x"))  # fmt: skip
     print(row.format("screen_folder with outputs, warm, with normalized/", outs["warm"], docs / outs["warm"],
-                     f"{outs['peak_mb']:.0f}", f"{outs['warm'] / lb:.1f}x"))  # fmt: skip
+                     peak("warm"), f"{outs['warm'] / lb:.1f}x"))  # fmt: skip
     if "rescan_1pct" in outs:
         print(row.format("first screen of a copy, writing the prepare cache", outs["full_with_cache_write"],
                          docs / outs["full_with_cache_write"], "", ""))  # fmt: skip
         full = outs["full_with_cache_write"]
         label = f"rescan, {outs['changed_files']} files changed, every file read (--reread)"
-        print(row.format(label, outs["rescan_reread"], docs / outs["rescan_reread"], "",
+        print(row.format(label, outs["rescan_reread"], docs / outs["rescan_reread"], peak("rescan_reread"),
                          f"{outs['rescan_reread'] / full:.2f} of full"))  # fmt: skip
         label = (f"rescan, {outs['changed_files']} files changed ({outs['rescan_not_read']} not read, "
                  f"{outs['rescan_reused']} docs, {outs['rescan_pairs_reused']} pairs reused)")  # fmt: skip
-        print(row.format(label, outs["rescan_1pct"], docs / outs["rescan_1pct"], "", f"{outs['rescan_1pct'] / full:.2f} of full"))
+        print(row.format(label, outs["rescan_1pct"], docs / outs["rescan_1pct"], peak("rescan_1pct"),
+                         f"{outs['rescan_1pct'] / full:.2f} of full"))  # fmt: skip
         label = f"the same rescan writing normalized/ (as the window does; against {outs['warm']:.2f} s)"
-        print(row.format(label, outs["rescan_1pct_normalized"], docs / outs["rescan_1pct_normalized"], "",
-                         f"{outs['rescan_1pct_normalized'] / outs['warm']:.2f} of full"))  # fmt: skip
+        print(row.format(label, outs["rescan_1pct_normalized"], docs / outs["rescan_1pct_normalized"],
+                         peak("rescan_1pct_normalized"), f"{outs['rescan_1pct_normalized'] / outs['warm']:.2f} of full"))  # fmt: skip
     if not args.skip_baselines:
         for mode, label in (
             ("seed", f"seed prototype (salted BLAKE2b, first {args.baseline_docs} docs)"),
