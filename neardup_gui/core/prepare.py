@@ -323,6 +323,11 @@ class PrepareCache:
         """The MinHash rows per entry (a copy when they are shared with a screen's)."""
         return self.entry_signatures(None)
 
+    def spend_signatures(self) -> None:
+        """Let go of the MinHash rows (a screen took those it reuses): ``signatures`` is empty after."""
+        self.signature_source = self.signature_source[:0].copy()
+        self.signature_rows = None
+
     def entry_signatures(self, entries: np.ndarray | None) -> np.ndarray:
         """The MinHash rows of ``entries`` (indexes; None: every entry), in that order."""
         rows = self.signature_rows

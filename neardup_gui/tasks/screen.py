@@ -259,6 +259,7 @@ def screen_folder(
                 corpus.documents, texts.lenient() if isinstance(texts, SourceTexts) else texts, params, progress,
                 fields=corpus.extra, cache=cache, keep_cache=caching, previous=previous, release_texts=release,
                 helper=helper, alongside=ahead, normalized=writer.add if writer is not None else None,
+                spend_cache=True,  # (``cache`` is kept below for which entries its parts hold)
             )  # fmt: skip
             # which entries the cache's parts hold already (only the others are written as a new part)
             parts = plan_parts(result.cache, cache) if result.cache is not None else None
