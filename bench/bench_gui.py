@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QElapsedTimer, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from bench_screen import _peak_mb, _reset_peak  # noqa: E402  (this folder is on sys.path)
 from neardup_gui.core.diffspans import pair_diff  # noqa: E402
 from neardup_gui.core.flags.annotate import FLAG_ORDER  # noqa: E402
 from neardup_gui.core.records import (  # noqa: E402
@@ -387,17 +388,11 @@ def _spin_until(condition, settle: float = 0.3, limit: float = 900.0) -> None:  
 def _memory_mb() -> tuple[float, float] | None:
     """(resident, peak resident since the last ``_reset_peak``) of this process in MB (Linux only)."""
     try:
-        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
-        return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
-    except (OSError, KeyError, ValueError):
+        resident = int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
         return None
-
-
-def _reset_peak() -> None:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # the peak starts again from what is resident now
-    except OSError:
-        pass
+    peak = _peak_mb()
+    return None if peak is None else (resident, peak)
 
 
 def bench_screen(

@@ -51,3 +51,12 @@ def assert_ops_rebuild(ops: list[tuple[str, int]], a: str, b: str) -> None:
         if op == "=":
             assert a[i - n : i] == b[j - n : j]
     assert (left, right) == (a, b)
+
+
+def resident_mb() -> float:
+    """This process's resident memory in MB (Linux: ``/proc/self/status``)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")

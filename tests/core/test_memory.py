@@ -7,15 +7,9 @@ import sys
 import numpy as np
 import pytest
 
+from engine_kit import resident_mb
+
 from neardup_gui.core.memory import release_free_memory
-
-
-def _resident_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
@@ -24,9 +18,9 @@ def test_memory_freed_in_many_small_arrays_is_returned_to_the_system() -> None:
     arrays = [np.ones(1500, dtype=np.uint64) for _ in range(60_000)]  # ~720 MB
     kept = arrays[::1000]
     del arrays
-    before = _resident_mb()
+    before = resident_mb()
     assert release_free_memory()
-    after = _resident_mb()
+    after = resident_mb()
     assert before - after > 300, (before, after)
     assert all(a.sum() == 1500 for a in kept)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from engine_kit import resident_mb
 from ui_factories import SCREEN_TIMEOUT_MS
 
 from neardup_gui.core.records import REVIEW_KEEP_BOTH, REVIEW_VALID_REVISION
@@ -233,11 +234,6 @@ def test_word_files_a_rescan_took_over_unread_are_extracted_before_the_result_is
     assert outcome.texts[by_path["a.docx"].doc_id].startswith("本报讯")
 
 
-def _resident_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as fh:
-        return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS"))
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
 def test_the_memory_of_a_replaced_result_goes_back_to_the_system_once_it_is_freed(qtbot) -> None:
     # Like a large result's rows: many small objects, a few of them still held elsewhere (which pins
@@ -253,9 +249,9 @@ def test_the_memory_of_a_replaced_result_goes_back_to_the_system_once_it_is_free
     release.STEP = 5_000
     release.hold(rows)
     del rows
-    before = _resident_mb()
+    before = resident_mb()
     qtbot.waitUntil(lambda: release.pending == 0, timeout=10_000)
-    qtbot.waitUntil(lambda: before - _resident_mb() > 200, timeout=10_000)
+    qtbot.waitUntil(lambda: before - resident_mb() > 200, timeout=10_000)
     assert all(int(a.sum()) == 1500 for a in kept)
 
 

@@ -94,15 +94,20 @@ def _top_bits(n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _bucket_starts(keys, s, mask, n_buckets):  # pragma: no cover - compiled
-    """Where each bucket of the first pass (the keys' bits from ``s`` under ``mask``) starts, in
-    bucket order, and where the last ends."""
+def _first_pass(keys, hi, top_bits):  # pragma: no cover - compiled
+    """The buckets of the first pass, on the keys' ``top_bits`` highest varying bits (below ``hi``):
+    (the lowest of those bits, the shift and mask that give a key's bucket, where each bucket
+    starts in bucket order and where the last ends)."""
+    top = hi - top_bits
+    s = np.uint64(top)
+    mask = np.uint64((1 << top_bits) - 1)
+    n_buckets = 1 << top_bits
     starts = np.zeros(n_buckets + 1, dtype=np.int64)
     for i in range(keys.size):
         starts[((keys[i] >> s) & mask) + 1] += 1
     for d in range(n_buckets):
         starts[d + 1] += starts[d]
-    return starts
+    return top, s, mask, starts
 
 
 @njit(cache=True, nogil=True)
@@ -130,11 +135,8 @@ def radix_argsort(keys, order):  # pragma: no cover - compiled
             keys[:] = k_to
             order[:] = o_to
         return
-    top = hi - top_bits
-    s = np.uint64(top)
-    mask = np.uint64((1 << top_bits) - 1)
-    n_buckets = 1 << top_bits
-    starts = _bucket_starts(keys, s, mask, n_buckets)
+    top, s, mask, starts = _first_pass(keys, hi, top_bits)
+    n_buckets = starts.size - 1
     fill = starts[:-1].copy()
     k_to = np.empty_like(keys)
     for i in range(n):
@@ -190,11 +192,8 @@ def radix_runs(keys, order, head):  # pragma: no cover - compiled
             order[:] = o_to
         _runs(k_from, head, 0)
         return
-    top = hi - top_bits
-    s = np.uint64(top)
-    mask = np.uint64((1 << top_bits) - 1)
-    n_buckets = 1 << top_bits
-    starts = _bucket_starts(keys, s, mask, n_buckets)
+    top, s, mask, starts = _first_pass(keys, hi, top_bits)
+    n_buckets = starts.size - 1
     fill = starts[:-1].copy()
     for i in range(n):
         d = (keys[i] >> s) & mask
