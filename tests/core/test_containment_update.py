@@ -68,8 +68,11 @@ def _same(got: ContainmentMemo, full: ContainmentMemo) -> None:
 
 @pytest.mark.parametrize("path", ["compiled", "numpy"])
 @pytest.mark.parametrize("threshold, cap", [(0.8, 200), (0.6, 4), (0.5, 7)])
-def test_an_index_brought_up_to_date_equals_a_full_build(path, threshold, cap, monkeypatch) -> None:
+@pytest.mark.parametrize("parts", ["whole", "in parts"])
+def test_an_index_brought_up_to_date_equals_a_full_build(path, threshold, cap, parts, monkeypatch) -> None:
     monkeypatch.setattr(containment, "_COMPILED_MIN_ENTRIES", 0 if path == "compiled" else 10**9)
+    if parts == "in parts":  # the documents' samples looked in 7 documents at a time, as 8,192 at scale
+        monkeypatch.setattr(containment, "_LOOKUP_DOCS", 7)
     updated = 0
     for seed in range(6):
         rng = random.Random(seed)
