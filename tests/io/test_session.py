@@ -97,6 +97,28 @@ def session(tmp_path: Path):
     s.close()
 
 
+def test_a_manifest_read_back_holds_each_repeated_value_once(tmp_path: Path) -> None:
+    # A window showing a 100,000-file run holds its manifest: SQLite gives every cell a string of
+    # its own, ~27 MB of copies of a few folder names, versions, encodings and statuses.
+    docs = [
+        dataclasses.replace(
+            _document(f"{folder}/{n:03d}.txt", f"第{n}篇".encode()), doc_id=f"d-{folder}-{n}",
+            encoding=("utf-8", "gb18030")[n % 2],
+            status=("ok", "empty")[n % 3 == 0], message=("", "file is empty")[n % 3 == 0], version=f"v{n % 2 + 1}",
+        )
+        for folder in ("报刊", "web") for n in range(30)
+    ]  # fmt: skip
+    with ReviewSession.open(tmp_path / SESSION_FILENAME) as s:
+        s.record_run(_run("run-1", tmp_path), docs, [])
+    with ReviewSession.open(tmp_path / SESSION_FILENAME, read_only=True) as s:
+        back = s.documents()
+    assert back == sorted(docs, key=lambda d: d.path)
+    for field in ("source_id", "version", "encoding", "status", "message", "extractor"):
+        values = [getattr(d, field) for d in back]
+        assert len({id(v) for v in values}) == len(set(values)), field
+    assert len({id(d.sha256) for d in back}) == len(back)  # (values of their own stay their own)
+
+
 def test_everything_is_restored_after_closing_and_reopening(tmp_path: Path) -> None:
     path = tmp_path / "out" / SESSION_FILENAME
     with ReviewSession.open(path) as s:
