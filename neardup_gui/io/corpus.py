@@ -365,6 +365,11 @@ class SourceTexts(Mapping[str, str]):
         """Texts not read yet."""
         return len(self._later)
 
+    @property
+    def held_chars(self) -> int:
+        """Characters of the texts held (read, and not forgotten since)."""
+        return sum(map(len, list(self._read.values())))
+
     def forget(self, keep_extracted: int = KEEP_EXTRACTED_CHARS) -> None:
         """Drop the texts read so far; each is read again (and checked) when next asked for.
 

@@ -19,11 +19,17 @@ from dataclasses import dataclass
 from neardup_gui import tasks
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document
+from neardup_gui.io.corpus import SourceTexts
 from neardup_gui.io.extract import PLAIN_TEXT
 from neardup_gui.io.session import PairState, ReviewSession
 from neardup_gui.ui.candidate_columns import file_name
 
 log = logging.getLogger(__name__)
+
+# Characters of texts a result shown in the window keeps once it is shown (~32 MB of Chinese): a
+# folder of 10,000 articles keeps its pairs' texts (~3 million characters), one of 100,000 (~29
+# million, 58 MB) lets them go and reads each pair's again when it is shown.
+HELD_TEXT_CHARS = 16_000_000
 
 Pair = tuple[str, str]
 
@@ -77,6 +83,11 @@ def prepare_result(
             if doc.extractor not in ("", PLAIN_TEXT) and doc.usable:
                 progress.check()
                 texts.get(doc_id)
+    if isinstance(texts, SourceTexts) and texts.held_chars > HELD_TEXT_CHARS:
+        # A large result's plain texts (those its screen read to verify the pairs, or those an opened
+        # workspace read to check its pairs' files) are let go: each is read again, and checked
+        # against its SHA-256, when its pair is shown (well under a millisecond for an article).
+        texts.forget()
     changed_paths = {path for path, _what in outcome.changed_files}
     changed = frozenset(d.doc_id for d in outcome.documents if d.path in changed_paths) if changed_paths else frozenset()
     progress.check()

@@ -76,7 +76,8 @@ def load_workspace(folder: Path, progress: Progress) -> tasks.ScreenOutcome:
         source=source,
         params=ScreenParams.from_dict(run.params),
         documents=tuple(documents),
-        texts=SourceTexts(source.resolve() if source.is_dir() else source, read, later),
+        texts=SourceTexts(source.resolve() if source.is_dir() else source, read, later,
+                          docs={d.doc_id: d for d in usable}),  # fmt: skip
         candidates=tuple(candidates),
         run=run,
         out_dir=folder,

@@ -16,7 +16,7 @@ from ui_factories import SCREEN_TIMEOUT_MS
 
 from neardup_gui.core.records import REVIEW_KEEP_BOTH, REVIEW_VALID_REVISION
 from neardup_gui.io.session import ReviewSession
-from neardup_gui.ui import overview_controller
+from neardup_gui.ui import overview_controller, result_handoff
 from neardup_gui.ui.candidate_model import CandidateModel, Column
 from neardup_gui.ui.files_view import FileColumn, FilesModel
 from neardup_gui.ui.groups import build_groups
@@ -272,3 +272,67 @@ def test_a_replaced_result_is_freed_a_slice_per_pass_after_the_new_one_is_shown(
     assert window.outcome is not None and alive_when_shown == [len(refs)]
     qtbot.waitUntil(lambda: all(r() is None for r in refs), timeout=SCREEN_TIMEOUT_MS)
     assert window.released.passes - passes >= len(refs) and window.released.pending == 0
+
+
+def _other_pair(window, avoid: set[str]):  # type: ignore[no-untyped-def]
+    """A pair of the result none of whose files is in ``avoid`` (found without showing it)."""
+    return next(c for c in window.outcome.candidates if not {c.left, c.right} & avoid)
+
+
+def _in_pane(text: str) -> str:  # a QTextDocument gives CR LF back as LF
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_a_large_result_lets_its_texts_go_and_reads_each_pair_again_when_shown(
+    make_window, sample: Path, qtbot, monkeypatch
+) -> None:
+    # A result whose texts pass HELD_TEXT_CHARS (100,000 articles hold ~29 million characters of
+    # paired texts) keeps none of them once shown: a pair's are read again from the source folder,
+    # checked against their SHA-256, when it is shown. Here every result passes the bound.
+    monkeypatch.setattr(result_handoff, "HELD_TEXT_CHARS", 0)
+    window = make_window(sample)
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    outcome, texts = window.outcome, window.outcome.texts
+    first = window.candidate_view.current_candidate()
+    on_disk = {d: (sample / outcome.document(d).path).read_text(encoding=outcome.document(d).encoding)
+               for d in (first.left, first.right)}  # fmt: skip
+    assert texts.held_chars == sum(map(len, on_disk.values()))  # the pair shown, read again; no other
+    assert window.diff_view.left.toPlainText() == _in_pane(on_disk[first.left])
+    # A file changed since the screen: its pair says so rather than showing what is no longer there.
+    other = _other_pair(window, {first.left, first.right})
+    (sample / outcome.document(other.left).path).write_text("改过的文字" * 20, encoding="utf-8")
+    assert window.candidate_view.select_pair(other.key)
+    assert not window.diff_view.notice_label.isHidden()
+    assert outcome.document(other.left).path in window.diff_view.notice_label.text()
+    assert window.diff_view.left.toPlainText() == ""
+
+
+def test_a_result_within_the_bound_keeps_its_texts(screened, sample: Path) -> None:
+    window = screened
+    outcome, texts = window.outcome, window.outcome.texts
+    paired = {d for c in outcome.candidates for d in (c.left, c.right)}
+    assert texts.held_chars >= sum(outcome.document(d).chars for d in paired) > 0
+    # so a pair whose file changed after the screen still shows the text screened
+    first = window.candidate_view.current_candidate()
+    other = _other_pair(window, {first.left, first.right})
+    window.candidate_view.select_pair(first.key)
+    screened_text = texts[other.left]
+    (sample / outcome.document(other.left).path).write_text("改过的文字" * 20, encoding="utf-8")
+    assert window.candidate_view.select_pair(other.key)
+    assert window.diff_view.left.toPlainText() == _in_pane(screened_text)
+
+
+def test_an_opened_workspace_past_the_bound_keeps_only_the_texts_of_the_pair_shown(
+    screened, make_window, qtbot, monkeypatch
+) -> None:
+    # Opening reads every pair's texts to list the files changed since the screen; past the bound
+    # they are let go once checked, as a screen's are.
+    monkeypatch.setattr(result_handoff, "HELD_TEXT_CHARS", 0)
+    again = make_window()
+    with qtbot.waitSignal(again.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        again.workspaces.open_workspace(screened.workspace)
+    shown = again.candidate_view.current_candidate()
+    texts = again.outcome.texts
+    assert texts.held_chars == len(texts[shown.left]) + len(texts[shown.right])
+    assert len({d for c in again.outcome.candidates for d in (c.left, c.right)}) > 2
