@@ -620,3 +620,77 @@ def test_a_screen_that_spends_the_cache_lets_go_of_its_rows_and_finds_the_same_p
     assert without.counts["prepared_from_cache"] == with_rows.counts["prepared_from_cache"] > 0
     assert _essentials(without) == _essentials(with_rows)
     assert without.cache is not None and np.array_equal(without.cache.signatures, with_rows.cache.signatures)
+
+
+def test_a_rescans_new_part_holds_its_new_entries_as_the_screen_made_them(folder, tmp_path, monkeypatch) -> None:
+    """A rescan writes its new entries from a cache of them alone (``PrepareCache.written_part``,
+    made before the check so that the screen's other rows are let go): read back, each is the
+    screen's own entry, in value and in place, and the containment memo is the screen's."""
+    from neardup_gui.core import prepare
+    from neardup_gui.core.pipeline import screen
+    from neardup_gui.io.corpus import scan_folder
+
+    monkeypatch.setattr(prepare, "INCREMENTAL_MAX_SHARE", 0.1)  # three files of 71 changed: the cache still used
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    for i, tail in ((6, "文末新增一句话。"), (13, "另有一处改动。"), (21, "第三处改动在此。")):
+        _edit(folder / "a" / f"{i:03d}.txt", tail)
+    corpus = scan_folder(folder)
+    made = screen(corpus.documents, corpus.texts, PARAMS, keep_cache=True, cache=load_cache(out)).cache
+    assert made is not None
+    screen_folder(folder, PARAMS, out_dir=out)
+    names = _parts(out)
+    with np.load(out / "cache" / names[1]) as z:
+        assert z["shas"].size == 3
+    back = load_cache(out)
+    assert back is not None and back.key == made.key and np.array_equal(back.boiler, made.boiler)
+    at = {sha: i for i, sha in enumerate(back.shas)}
+    new = [sha for sha in made.shas if at[sha] >= len(back) - 3]
+    assert [at[sha] for sha in new] == list(range(len(back) - 3, len(back)))  # the screen's order
+    rows = made.signatures
+    for j, sha in enumerate(made.shas):
+        i = at[sha]
+        assert (back.digests[i], int(back.chars[i])) == (made.digests[j], int(made.chars[j])), sha
+        assert np.array_equal(back.signatures[i], rows[j]), sha
+        assert np.array_equal(back.samples[i], made.samples[j]) and np.array_equal(back.hits[i], made.hits[j]), sha
+    memo, saved = back.containment, made.containment
+    assert memo is not None and saved is not None and len(saved.pairs) > 0
+    assert (memo.key, memo.digests, memo.ignored) == (saved.key, saved.digests, saved.ignored)
+    assert memo.pairs.tolist() == saved.pairs.tolist() and memo.usable.tolist() == saved.usable.tolist()
+    assert all(np.array_equal(a, b) for a, b in zip(memo.samples, saved.samples))
+
+
+def test_a_rescan_lets_go_of_the_screens_minhash_rows_before_the_check(folder, tmp_path, monkeypatch) -> None:
+    # At 100,000 files the rows (51 MB) and the last screen's samples (68 MB) were held through the
+    # check after the run and the outputs, the stages a window screening again peaked in.
+    import weakref
+
+    from neardup_gui.core import prepare
+    from neardup_gui.tasks import screen as screen_task
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    rows: list[weakref.ref] = []
+    real_assemble, real_check = prepare._assemble, screen_task.check_integrity
+
+    def assemble(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made = real_assemble(*args, **kwargs)
+        rows.append(weakref.ref(made.signatures))
+        return made
+
+    alive: list[bool] = []
+
+    def check(*args, **kwargs):  # type: ignore[no-untyped-def]
+        import gc
+
+        gc.collect()
+        alive.append(rows[0]() is not None)
+        return real_check(*args, **kwargs)
+
+    monkeypatch.setattr(prepare, "_assemble", assemble)
+    monkeypatch.setattr(screen_task, "check_integrity", check)
+    again = screen_folder(folder, PARAMS, out_dir=out)
+    assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
+    assert alive == [False]
+    assert len(_parts(out)) == 2  # and the new part was written all the same
