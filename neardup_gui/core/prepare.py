@@ -305,7 +305,7 @@ class PrepareCache:
     shas: list[str]
     digests: list[bytes]
     chars: np.ndarray
-    signature_source: np.ndarray
+    signature_source: np.ndarray  # or rows read when asked for (io.prepcache.StoredRows)
     samples: list[np.ndarray]
     boiler: np.ndarray
     hits: list[np.ndarray]
@@ -334,6 +334,18 @@ class PrepareCache:
         if rows is None:
             return self.signature_source if entries is None else self.signature_source[entries]
         return self.signature_source[rows if entries is None else rows[entries]]
+
+    def signatures_into(self, out: np.ndarray, at: np.ndarray, entries: np.ndarray) -> None:
+        """``out[at] = entry_signatures(entries)`` without a copy of them all: rows read from the
+        cache's files when it reads them when asked for (``io.prepcache.StoredRows``, one pass),
+        else gathered a slice at a time."""
+        rows = entries if self.signature_rows is None else self.signature_rows[entries]
+        take_into = getattr(self.signature_source, "take_into", None)
+        if take_into is not None:
+            take_into(out, at, rows)
+            return
+        for lo in range(0, len(at), GIVING_WAY_SLICE):
+            out[at[lo : lo + GIVING_WAY_SLICE]] = self.signature_source[rows[lo : lo + GIVING_WAY_SLICE]]
 
     def written_part(self, rows: np.ndarray) -> PrepareCache:
         """What writing entries ``rows`` as a new part (after parts of the earlier cache kept as they
@@ -962,11 +974,9 @@ def _assemble(
     index = np.asarray(rows, dtype=np.int64)
     sigs = np.empty((len(rows), params.num_perm), dtype=np.uint32)
     cached = np.flatnonzero(index < from_cache)
-    if cached.size:  # a slice at a time: taken whole, a second copy of them (51 MB at 100,000 files)
+    if cached.size:  # (taken whole, a second copy of them: 51 MB at 100,000 files)
         assert cache is not None
-        for lo in range(0, cached.size, GIVING_WAY_SLICE):
-            part = cached[lo : lo + GIVING_WAY_SLICE]
-            sigs[part] = cache.entry_signatures(index[part])
+        cache.signatures_into(sigs, cached, index[cached])
     if batches:  # the batches' indexes are consecutive ranges: found in the sorted indexes
         order = np.argsort(index, kind="stable")
         ordered = index[order]

@@ -595,6 +595,119 @@ def _one(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
     return arrays[0] if len(arrays) == 1 else np.concatenate(arrays) if arrays else empty
 
 
+class StoredRows:
+    """The MinHash rows of a cache's parts, read from the part files when asked for instead of
+    held from loading to preparing (51 MB at 100,000 files, beside the new rows the screen
+    gathers from them: that stage made a rescan's peak). Indexed as the 2-D array of every part's
+    rows joined (``rows[entries]``, ``rows[i]``, ``rows[:0]``; ``np.asarray`` reads them all);
+    ``take_into`` fills another array without a copy of its own.
+
+    Each part's rows are a stored (uncompressed) member of its ``.npz``: read at their place in
+    the file, which is checked to be the file that was loaded (size, modification time, inode).
+
+    Raises (when read): ``StoredRowsChanged`` when a part file is no longer the one loaded.
+    """
+
+    # Rows read per call (4 MB of 128 permutations).
+    CHUNK = 8192
+
+    def __init__(self, segments: list[_Segment], width: int) -> None:
+        self._segments = segments  # (file, offset of its rows, rows, width, identity), in order
+        self.dtype = np.dtype("<u4")
+        self.shape = (sum(segment[2] for segment in segments), width)
+        self.ndim = 2
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.take(np.arange(self.shape[0]))
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        if isinstance(key, slice):
+            return self.take(np.arange(self.shape[0])[key])
+        if np.ndim(key) == 0:
+            return self.take(np.array([operator.index(key)]))[0]
+        return self.take(np.asarray(key))
+
+    def take(self, entries: np.ndarray) -> np.ndarray:
+        """The rows ``entries``, in that order."""
+        out = np.empty((len(entries), self.shape[1]), dtype=self.dtype)
+        self.take_into(out, np.arange(len(entries)), entries)
+        return out
+
+    def take_into(self, out: np.ndarray, at: np.ndarray, entries: np.ndarray) -> None:
+        """``out[at] = rows[entries]``, each part file read once, ``CHUNK`` rows at a time (those
+        holding none of ``entries`` skipped)."""
+        entries = np.asarray(entries, dtype=np.int64)
+        if entries.size == 0:
+            return
+        if int(entries.min()) < 0 or int(entries.max()) >= self.shape[0]:
+            raise IndexError("row out of range")
+        order = np.argsort(entries, kind="stable")
+        wanted, at = entries[order], np.asarray(at, dtype=np.int64)[order]
+        width = self.shape[1] * self.dtype.itemsize
+        first = 0
+        for path, offset, rows, _width, identity in self._segments:
+            lo, hi = np.searchsorted(wanted, [first, first + rows])
+            if lo < hi:
+                with open(path, "rb") as fh:
+                    st = os.fstat(fh.fileno())
+                    if (st.st_size, st.st_mtime_ns, st.st_ino) != identity:
+                        raise StoredRowsChanged(f"{path} changed after the prepare cache was read")
+                    for start in range(int(wanted[lo]) - first, int(wanted[hi - 1]) - first + 1, self.CHUNK):
+                        end = min(start + self.CHUNK, rows)
+                        a, b = np.searchsorted(wanted[lo:hi], [first + start, first + end]) + lo
+                        if a == b:
+                            continue
+                        give_way()
+                        chunk = np.empty((end - start, self.shape[1]), dtype=self.dtype)
+                        fh.seek(offset + start * width)
+                        if fh.readinto(memoryview(chunk).cast("B")) != chunk.nbytes:
+                            raise StoredRowsChanged(f"{path} ends before its rows")
+                        out[at[a:b]] = chunk[wanted[a:b] - first - start]
+            first += rows
+
+
+class StoredRowsChanged(ValueError):
+    """A part file of the prepare cache changed after it was read (its rows cannot be trusted)."""
+
+
+# A part file's rows as ``StoredRows`` reads them: (file, offset of the rows, rows, width, (size,
+# modification time, inode) of the file when loaded).
+_Segment = tuple[Path, int, int, int, tuple[int, int, int]]
+
+
+def _stored_rows(part: Any, path: Path, member: str) -> _Segment | None:
+    """Where an ``.npz``'s member holds its 2-D little-endian uint32 array's rows, as
+    ``StoredRows`` reads them: None when it is not stored so (compressed, another type)."""
+    info = part.zip.getinfo(member + ".npy")
+    if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+        return None
+    with open(path, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        fh.seek(info.header_offset)
+        local = fh.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            return None
+        name_length, extra_length = int.from_bytes(local[26:28], "little"), int.from_bytes(local[28:30], "little")
+        fh.seek(info.header_offset + 30 + name_length + extra_length)
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            return None
+        offset = fh.tell()
+    if fortran or len(shape) != 2 or np.dtype(dtype) != np.dtype("<u4"):
+        return None
+    if offset + shape[0] * shape[1] * 4 > st.st_size:
+        return None
+    return path, offset, int(shape[0]), int(shape[1]), (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def _cache_from(z: Any, folder: Path) -> PrepareCache | None:
     parts = [(str(name), int(entries)) for name, entries in json.loads(str(z["parts"]))]
     key = str(z["key"])
@@ -614,7 +727,8 @@ def _cache_from(z: Any, folder: Path) -> PrepareCache | None:
             # S16 strips trailing NUL bytes: pad back to the 16-byte digests they were
             digests += [d.ljust(16, b"\0") for d in part["digests"].tolist()]
             chars.append(part["chars"])
-            signatures.append(part["signatures"])
+            stored = _stored_rows(part, folder / name, "signatures")
+            signatures.append(stored if stored is not None else part["signatures"])
             samples += _split(part["sample_values"], part["sample_offsets"])
             hits += _split(part["hit_values"], part["hit_offsets"])
         if len(shas) != expected:
@@ -624,7 +738,7 @@ def _cache_from(z: Any, folder: Path) -> PrepareCache | None:
         shas=shas,
         digests=digests,
         chars=_one(chars, np.zeros(0, dtype=np.int64)),
-        signature_source=_one(signatures, np.zeros((0, 0), dtype=np.uint32)),
+        signature_source=_signature_source(signatures),
         samples=samples,
         boiler=z["boiler"],
         hits=hits,
@@ -639,6 +753,16 @@ def _cache_from(z: Any, folder: Path) -> PrepareCache | None:
         raise ValueError("its arrays disagree in length")
     cache.containment = _containment_from(z, cache)
     return cache
+
+
+def _signature_source(parts: list[_Segment | np.ndarray]) -> np.ndarray | StoredRows:
+    """The parts' rows as one source: read when asked for (``StoredRows``) when every part's are
+    stored so with one width, else read now and joined."""
+    segments = [p for p in parts if isinstance(p, tuple)]
+    if parts and len(segments) == len(parts) and len({s[3] for s in segments}) == 1:
+        return StoredRows(segments, segments[0][3])
+    arrays = [np.asarray(StoredRows([p], p[3])) if isinstance(p, tuple) else p for p in parts]
+    return _one(arrays, np.zeros((0, 0), dtype=np.uint32))
 
 
 # Bytes of the pairs' JSON lines copied and split at once (``_lines``).

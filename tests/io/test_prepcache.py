@@ -694,3 +694,43 @@ def test_a_rescan_lets_go_of_the_screens_minhash_rows_before_the_check(folder, t
     assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
     assert alive == [False]
     assert len(_parts(out)) == 2  # and the new part was written all the same
+
+
+def test_a_loaded_caches_minhash_rows_are_read_from_its_parts_when_asked_for(folder, tmp_path, monkeypatch) -> None:
+    # Held from loading to preparing, the rows were 51 MB at 100,000 files beside the screen's own
+    # (a rescan's peak): they are read from the part files, a few rows at a time, when gathered.
+    from neardup_gui.io import prepcache
+    from neardup_gui.io.prepcache import StoredRows, StoredRowsChanged
+
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    screen_folder(folder, PARAMS, out_dir=out)
+    assert len(_parts(out)) == 2
+    back = load_cache(out)
+    assert isinstance(back.signature_source, StoredRows)
+    joined = []  # the parts' rows as numpy reads them
+    for name in _parts(out):
+        with np.load(out / "cache" / name) as z:
+            joined.append(z["signatures"])
+    every = np.concatenate(joined)
+    assert back.signatures.shape == every.shape and np.array_equal(np.asarray(back.signatures), every)
+    monkeypatch.setattr(StoredRows, "CHUNK", 3)  # rows read 3 at a time: most chunks skipped below
+    rng = np.random.default_rng(5)
+    entries = rng.choice(len(every), size=9, replace=False)
+    entries = np.concatenate([entries, entries[:2]])  # (an entry asked for twice)
+    assert np.array_equal(back.entry_signatures(entries), every[entries])
+    assert np.array_equal(back.signature_source[int(entries[0])], every[entries[0]])
+    out_rows = np.zeros((20, every.shape[1]), dtype=np.uint32)
+    at = rng.choice(20, size=entries.size, replace=False)
+    back.signatures_into(out_rows, at, entries)
+    assert np.array_equal(out_rows[at], every[entries]) and not out_rows[np.setdiff1d(np.arange(20), at)].any()
+    # A part whose rows are not stored so (compressed, say) is loaded whole: the same rows.
+    monkeypatch.setattr(prepcache, "_stored_rows", lambda *args: None)
+    loaded = load_cache(out)
+    assert isinstance(loaded.signature_source, np.ndarray) and np.array_equal(loaded.signatures, every)
+    monkeypatch.undo()
+    # A part file that is no longer the one loaded is not read as if it were.
+    (out / "cache" / _parts(out)[0]).write_bytes((out / "cache" / _parts(out)[0]).read_bytes() + b"\0")
+    with pytest.raises(StoredRowsChanged, match="changed after the prepare cache was read"):
+        back.entry_signatures(np.arange(len(every)))
