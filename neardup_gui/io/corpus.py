@@ -905,8 +905,10 @@ class _ManifestRows:
 
     _fields = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
 
-    def __init__(self, entries: list[WalkEntry], shown: list[tuple[str, bool]]) -> None:
-        self._entries, self._shown = entries, shown
+    def __init__(
+        self, entries: list[WalkEntry], shown: list[tuple[str, bool]], keep_text: Callable[[str], bool] | None = None
+    ) -> None:
+        self._entries, self._shown, self._keep_text = entries, shown, keep_text
         self._made: list[Document | None] = [None] * len(entries)
         self._sources: dict[str, str] = {}  # a few folder names, each shown once
         self.stamps: dict[str, tuple[int, ...]] = {}  # path -> stamp when read or taken over
@@ -939,7 +941,10 @@ class _ManifestRows:
             if r.stamp is not None:
                 self.stamps[path] = r.stamp
             if r.text is not None:
-                self.texts[path] = r.text
+                if self._keep_text is None or extractor != PLAIN_TEXT or self._keep_text(sha):
+                    self.texts[path] = r.text
+                else:  # (the read result itself is held until the scan ends)
+                    r.text = None
         if note and note not in message:
             message = "; ".join(m for m in (message, note) if m)
         source_id = self._sources.get(e.source_id)
@@ -965,6 +970,7 @@ def scan_folder(
     extract_options: ExtractOptions = DEFAULT_OPTIONS,
     known: Mapping[str, KnownFile] | Callable[[], Mapping[str, KnownFile] | None] | None = None,
     read_helper: bool = False,
+    keep_text: Callable[[str], bool] | None = None,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
 
@@ -993,6 +999,10 @@ def scan_folder(
             more cores, a spawned process reads a share of them (the same results). Off by
             default: a spawned process imports the caller's main module again, so only programs
             whose main module is guarded (``if __name__ == "__main__"``) may turn it on.
+        keep_text: Given a file's SHA-256, whether to keep the plain text read (default: all):
+            one not kept is read again, and checked, if asked for (``SourceTexts``), as the text
+            of a file taken over unread is. A rescan that reads every file keeps only those the
+            prepare cache does not hold (the others are wanted for their pairs only).
 
     Returns:
         A ``LoadedCorpus`` with documents sorted by path.
@@ -1045,7 +1055,7 @@ def scan_folder(
             del columns, taken, kept, at, rows_of
         else:
             to_read = files
-        rows = _ManifestRows(entries, shown)
+        rows = _ManifestRows(entries, shown, keep_text)
 
         def arrived(first: int, part: list[_ReadResult]) -> None:
             # Rows made while the reading helper still reads: this process then claims fewer files
@@ -1084,8 +1094,9 @@ def scan_folder(
     ids, paths = list_giving_way(map(_doc_id_of, documents)), list_giving_way(map(_path_of, documents))
     read = {i: rows.texts[p] for i, p in itertools.compress(zip(ids, paths), map(rows.texts.__contains__, paths))}
     usable = dict_giving_way(itertools.compress(zip(ids, documents), map(STATUS_OK.__eq__, map(_status_of, documents))))
+    # Read when first asked for: the texts of files taken over unread, and those not kept.
     later = dict_giving_way(
-        itertools.compress(usable.items(), map(rows.trusted.__contains__, map(_path_of, usable.values())))
+        itertools.compress(usable.items(), map(operator.not_, map(rows.texts.__contains__, map(_path_of, usable.values()))))
     )
     del ids, paths
     texts = SourceTexts(root_path, read, later, docs=usable)

@@ -734,3 +734,17 @@ def test_a_loaded_caches_minhash_rows_are_read_from_its_parts_when_asked_for(fol
     (out / "cache" / _parts(out)[0]).write_bytes((out / "cache" / _parts(out)[0]).read_bytes() + b"\0")
     with pytest.raises(StoredRowsChanged, match="changed after the prepare cache was read"):
         back.entry_signatures(np.arange(len(every)))
+
+
+def test_a_rescan_reading_every_file_finds_what_a_fresh_screen_finds(folder, tmp_path) -> None:
+    # It reads every file again but keeps only the texts the cache does not hold (the others are
+    # read once more for the pairs verified): the same documents and pairs all the same.
+    out = tmp_path / "ws"
+    screen_folder(folder, PARAMS, out_dir=out)
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    again = screen_folder(folder, PARAMS, out_dir=out, reread=True)
+    assert again.run.counts["unchanged_files_not_read"] == 0
+    assert again.run.counts["prepared_from_cache"] == again.run.counts["files_ok"] - 1
+    fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
+    assert _essentials(again) == _essentials(fresh)
+    assert dict(again.texts) == dict(fresh.texts)

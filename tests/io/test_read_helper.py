@@ -287,3 +287,27 @@ def test_a_few_hundred_pdfs_get_the_helper_that_as_many_plain_files_would_not(
     scan_folder(plain, read_helper=True)
     assert sizes == [12]  # twelve plain files: not worth a process
     assert _no_helper_left()
+
+
+@pytest.mark.parametrize("helped", [False, True])
+def test_texts_the_caller_does_not_keep_are_read_again_when_asked_for(
+    many: Path, monkeypatch: pytest.MonkeyPatch, helped: bool
+) -> None:
+    # A rescan reading every file keeps the texts the prepare cache does not hold (``keep_text``):
+    # at 100,000 files the others were ~300 MB held through the reading for nothing.
+    from neardup_gui.io.extract import PLAIN_TEXT
+
+    alone = scan_folder(many)
+    texts = dict(alone.texts)
+    by_id = {d.doc_id: d for d in alone.documents}
+    keep = set(sorted({by_id[d].sha256 for d in texts})[::2])  # (each text is there six times)
+    if helped:
+        HelperFirst(monkeypatch)
+    scanned = scan_folder(many, read_helper=helped, keep_text=keep.__contains__)
+    assert scanned.documents == alone.documents
+    held = [d for d in texts if by_id[d].sha256 in keep or by_id[d].extractor != PLAIN_TEXT]
+    assert 0 < len(held) < len(texts)
+    assert scanned.texts.held_chars == sum(len(texts[d]) for d in held)
+    assert scanned.texts.unread == len(texts) - len(held)
+    assert dict(scanned.texts) == texts  # each read again, and checked, when asked for
+    assert _no_helper_left()
