@@ -26,9 +26,9 @@ from neardup_gui.ui.candidate_columns import file_name
 
 log = logging.getLogger(__name__)
 
-# Characters of texts a result shown in the window keeps once it is shown (~32 MB of Chinese): a
-# folder of 10,000 articles keeps its pairs' texts (~3 million characters), one of 100,000 (~29
-# million, 58 MB) lets them go and reads each pair's again when it is shown.
+# A result holding more characters of texts than this (~32 MB of Chinese) lets its plain texts go
+# once it is prepared for showing: 10,000 articles keep their pairs' texts (~3 million characters),
+# 100,000 (~29 million, 58 MB) read each pair's again when it is shown.
 HELD_TEXT_CHARS = 16_000_000
 
 Pair = tuple[str, str]
