@@ -232,6 +232,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
     from neardup_gui import tasks
     from neardup_gui.io.corpus import CorpusError
     from neardup_gui.io.paths import OutputInsideSourceError, ensure_outside_source
+    from neardup_gui.io.prepcache import StoredRowsChanged
     from neardup_gui.io.session import SessionInUseError, SessionVersionError
 
     try:
@@ -277,7 +278,7 @@ def _cmd_screen(args: argparse.Namespace) -> int:
                 **({"progress": progress} if progress else {}),
             )
     except (CorpusError, OutputInsideSourceError, DistributedRefused, SessionInUseError, SessionVersionError,
-            TooLarge) as exc:  # fmt: skip
+            TooLarge, StoredRowsChanged) as exc:  # fmt: skip
         say(f"neardup: error: {exc}")
         return EXIT_REFUSED
     except DistributedScreenError as exc:

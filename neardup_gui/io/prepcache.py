@@ -652,7 +652,11 @@ class StoredRows:
         for path, offset, rows, _width, identity in self._segments:
             lo, hi = np.searchsorted(wanted, [first, first + rows])
             if lo < hi:
-                with open(path, "rb") as fh:
+                try:
+                    fh = open(path, "rb")
+                except OSError as exc:
+                    raise StoredRowsChanged(f"{path} changed after the prepare cache was read ({exc})") from exc
+                with fh:
                     st = os.fstat(fh.fileno())
                     if (st.st_size, st.st_mtime_ns, st.st_ino) != identity:
                         raise StoredRowsChanged(f"{path} changed after the prepare cache was read")
@@ -671,7 +675,12 @@ class StoredRows:
 
 
 class StoredRowsChanged(ValueError):
-    """A part file of the prepare cache changed after it was read (its rows cannot be trusted)."""
+    """A part file of the prepare cache changed or went after it was read (its rows cannot be
+    trusted): another screen into the same workspace rewrote the cache meanwhile. Screening again
+    reads the cache as it is then."""
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; another screen into this workspace rewrote its cache meanwhile: screen again"
 
 
 # A part file's rows as ``StoredRows`` reads them: (file, offset of the rows, rows, width, (size,

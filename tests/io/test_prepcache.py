@@ -748,3 +748,33 @@ def test_a_rescan_reading_every_file_finds_what_a_fresh_screen_finds(folder, tmp
     fresh = screen_folder(folder, PARAMS, out_dir=tmp_path / "fresh", use_cache=False)
     assert _essentials(again) == _essentials(fresh)
     assert dict(again.texts) == dict(fresh.texts)
+
+
+def test_a_cache_rewritten_by_another_screen_meanwhile_stops_the_screen_with_a_message(
+    folder, tmp_path, monkeypatch, capsys
+) -> None:
+    # Two screens into one workspace at once: the other one rewrote (here: removed) a part of the
+    # cache after this one read the cache and before it gathered the rows. Nothing is written.
+    from neardup_gui.tasks import screen as screen_task
+
+    out = tmp_path / "ws"
+    assert main(["screen", str(folder), "--out", str(out), "-q"]) == 0
+    _edit(folder / "a" / "006.txt", "文末新增一句话。")
+    real = screen_task.load_cache
+
+    def load_then_rewritten(*args, **kwargs):  # type: ignore[no-untyped-def]
+        cache = real(*args, **kwargs)
+        for name in _parts(out):
+            (out / "cache" / name).unlink()
+        return cache
+
+    monkeypatch.setattr(screen_task, "load_cache", load_then_rewritten)
+    written = (out / "manifest.csv").read_bytes()
+    capsys.readouterr()
+    assert main(["screen", str(folder), "--out", str(out), "-q"]) == 2
+    said = capsys.readouterr()
+    assert "changed after the prepare cache was read" in said.out + said.err
+    assert "screen again" in said.out + said.err
+    assert (out / "manifest.csv").read_bytes() == written
+    monkeypatch.undo()
+    assert main(["screen", str(folder), "--out", str(out), "-q"]) == 0  # and screening again works
