@@ -615,10 +615,6 @@ class StoredRows:
         self._segments = segments  # (file, offset of its rows, rows, width, identity), in order
         self.dtype = np.dtype("<u4")
         self.shape = (sum(segment[2] for segment in segments), width)
-        self.ndim = 2
-
-    def __len__(self) -> int:
-        return self.shape[0]
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self.take(np.arange(self.shape[0]))
@@ -676,11 +672,11 @@ class StoredRows:
 
 class StoredRowsChanged(ValueError):
     """A part file of the prepare cache changed or went after it was read (its rows cannot be
-    trusted): another screen into the same workspace rewrote the cache meanwhile. Screening again
-    reads the cache as it is then."""
+    trusted), likely rewritten by another screen into the same workspace meanwhile. Screening
+    again reads the cache as it is then."""
 
     def __str__(self) -> str:
-        return f"{super().__str__()}; another screen into this workspace rewrote its cache meanwhile: screen again"
+        return f"{super().__str__()} (by another screen into this workspace?); screen again"
 
 
 # A part file's rows as ``StoredRows`` reads them: (file, offset of the rows, rows, width, (size,
