@@ -51,7 +51,7 @@ import numpy as np
 
 from neardup_gui.core.estimate import listens, plan_stages, stage_seconds
 from neardup_gui.core.machine import usable_cores
-from neardup_gui.core.memory import human_size
+from neardup_gui.core.memory import give_back_soon, human_size
 from neardup_gui.core.progress import (
     NULL_PROGRESS,
     Progress,
@@ -297,6 +297,9 @@ class TextUnavailable(KeyError):
 # Characters of extracted texts (Word, web pages, PDF) a screen that lets the texts go keeps
 # (``SourceTexts.forget``): ~100 MB of strings; past it they are extracted again when paired.
 KEEP_EXTRACTED_CHARS = 50_000_000
+# Characters of texts ``SourceTexts.forget`` lets go of from which it gives their memory back to
+# the system (~2-4 MB; less is not worth a thread).
+GIVE_BACK_CHARS = 1_000_000
 
 
 class SourceTexts(Mapping[str, str]):
@@ -379,8 +382,12 @@ class SourceTexts(Mapping[str, str]):
         pages and PDFs are kept, in manifest order, up to ``keep_extracted`` characters in all:
         extracting one again costs 10-300 plain files' reading (``read_weight``: a PDF ~9 ms), and
         ~13 % of a large folder's files are read again for their pairs.
+
+        The memory they held goes back to the system (``core.memory.give_back_soon``): glibc keeps
+        freed blocks otherwise, and a window that let a 100,000-file result's texts go after its
+        screen stayed ~110 MB larger at rest.
         """
-        kept = 0
+        kept = dropped = 0
         for doc_id, doc in self._docs.items():
             text = self._read.get(doc_id)
             if text is None:
@@ -390,6 +397,10 @@ class SourceTexts(Mapping[str, str]):
                 continue
             self._later[doc_id] = doc  # before it leaves ``_read``: always found in one
             self._read.pop(doc_id, None)
+            dropped += len(text)
+        text = None  # (the last one, freed before the trim)
+        if dropped >= GIVE_BACK_CHARS:
+            give_back_soon()
 
     def lenient(self) -> SourceTexts:
         """A view of the same texts that gives "" for a text that cannot be read (see above)."""
