@@ -307,7 +307,8 @@ class MainWindow(QMainWindow):
         self._screen_started = time.monotonic()
         self.progress.start()
         self.runner.start(
-            self.source, params, self.workspace, self.settings.write_normalized(), self.settings.reread_all()
+            self.source, params, self.workspace, self.settings.write_normalized(), self.settings.reread_all(),
+            shown=self.outcome,  # its pairs are taken over as they are held (tasks.screen_folder)
         )
         return True
 

@@ -70,7 +70,13 @@ class ScreenWorker(QObject):
     screening_cancelled = Signal()
 
     def __init__(
-        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True, reread: bool = False
+        self,
+        source: Path,
+        params: ScreenParams,
+        out_dir: Path | None,
+        with_normalized: bool = True,
+        reread: bool = False,
+        shown: tasks.ScreenOutcome | None = None,
     ) -> None:
         super().__init__()
         self.source = source
@@ -78,6 +84,7 @@ class ScreenWorker(QObject):
         self.out_dir = out_dir
         self.with_normalized = with_normalized
         self.reread = reread
+        self.shown = shown
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -97,12 +104,13 @@ class ScreenWorker(QObject):
     @Slot()
     def run(self) -> None:
         progress = PlannedProgress(self._report, self._plan, self._cancel, min_interval=PROGRESS_INTERVAL)
+        shown, self.shown = self.shown, None  # (held by the worker for the run only)
         try:
             with paused_cycle_collector():
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
                     with_normalized=self.with_normalized, reread=self.reread, read_helper=True,
-                    verify_helper=True,
+                    verify_helper=True, shown=shown,
                 )  # fmt: skip
                 # Helper processes for large folders, where they pay (core.helper, io.corpus): the
                 # app's entry points are guarded and the bundle calls freeze_support. The crash once
@@ -150,18 +158,26 @@ class ScreenRunner(QObject):
         return self._worker
 
     def start(
-        self, source: Path, params: ScreenParams, out_dir: Path | None, with_normalized: bool = True, reread: bool = False
+        self,
+        source: Path,
+        params: ScreenParams,
+        out_dir: Path | None,
+        with_normalized: bool = True,
+        reread: bool = False,
+        *,
+        shown: tasks.ScreenOutcome | None = None,
     ) -> ScreenWorker:
         """Start a screen; raises ``RuntimeError`` while another one is running.
 
         ``with_normalized``: also write ``normalized/`` (one file per document) into ``out_dir``.
         ``reread``: open and hash every file, also those unchanged since the last screen into ``out_dir``.
+        ``shown``: the result the window shows (``tasks.screen_folder``'s ``shown``).
         """
         if self.running:
             raise RuntimeError("a screen is already running")
         thread = QThread(self)
         thread.setObjectName("screen")
-        worker = ScreenWorker(source, params, out_dir, with_normalized, reread)
+        worker = ScreenWorker(source, params, out_dir, with_normalized, reread, shown)
         worker.moveToThread(thread)
         worker.progress_changed.connect(self.progress_changed)
         worker.progress_planned.connect(self.progress_planned)

@@ -336,3 +336,36 @@ def test_an_opened_workspace_past_the_bound_keeps_only_the_texts_of_the_pair_sho
     texts = again.outcome.texts
     assert texts.held_chars == len(texts[shown.left]) + len(texts[shown.right])
     assert len({d for c in again.outcome.candidates for d in (c.left, c.right)}) > 2
+
+
+def test_screening_again_takes_over_the_pairs_of_the_result_shown(make_window, sample: Path, qtbot) -> None:
+    # The window holds the result it shows; screening the same folder again into its workspace, the
+    # pairs taken over are those very candidates (not the stored ones decoded and held a second
+    # time): after a screen, and after the workspace was opened (its candidates read from the session).
+    window = make_window(sample)
+    window.params_panel.set_params(window.params_panel.params().with_(all_scores="never"))
+
+    def screen():  # type: ignore[no-untyped-def]
+        with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+            assert window.start_screen()
+        return window.outcome
+
+    def held_in(outcome, shown) -> int:  # type: ignore[no-untyped-def]
+        ids = {id(c) for c in shown.candidates}
+        return sum(id(c) in ids for c in outcome.candidates)
+
+    def keys(outcome) -> int:  # type: ignore[no-untyped-def]  # pairs of two files' contents
+        by_id = outcome.documents_by_id
+        return len({(by_id[c.left].sha256, by_id[c.right].sha256) for c in outcome.candidates})
+
+    first = screen()
+    again = screen()
+    assert again.run.counts["pairs_from_previous_run"] == len(again.candidates) > 0
+    assert held_in(again, first) == keys(first) > 0
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.workspaces.open_workspace(window.workspace)
+    opened = window.outcome
+    assert opened is not again and held_in(opened, again) == 0
+    third = screen()
+    assert held_in(third, opened) == keys(opened) > 0
+    assert third.candidates == again.candidates == first.candidates
