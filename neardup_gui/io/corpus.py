@@ -916,10 +916,19 @@ class _ManifestRows:
 
     _fields = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
 
+    # A row's fields but its path, as ``_row`` makes them for a row taken over
+    _same = operator.attrgetter("doc_id", "source_id", "version", "size", "mtime", "sha256", "encoding", "chars",
+                                "status", "message", "extractor")  # fmt: skip
+
     def __init__(
-        self, entries: list[WalkEntry], shown: list[tuple[str, bool]], keep_text: Callable[[str], bool] | None = None
+        self,
+        entries: list[WalkEntry],
+        shown: list[tuple[str, bool]],
+        keep_text: Callable[[str], bool] | None = None,
+        held: Mapping[str, Document] | None = None,
     ) -> None:
         self._entries, self._shown, self._keep_text = entries, shown, keep_text
+        self._held = held
         self._made: list[Document | None] = [None] * len(entries)
         self._sources: dict[str, str] = {}  # a few folder names, each shown once
         self.stamps: dict[str, tuple[int, ...]] = {}  # path -> stamp when read or taken over
@@ -961,8 +970,13 @@ class _ManifestRows:
         source_id = self._sources.get(e.source_id)
         if source_id is None:
             source_id = self._sources[e.source_id] = display_path(e.source_id)[0]
-        return document(make_doc_id(path), source_id, DEFAULT_VERSION, path, size, mtime,
-                        sha, enc, chars, status, message, extractor)  # fmt: skip
+        doc_id = make_doc_id(path)
+        if self._held is not None:
+            held = self._held.get(path)
+            if held is not None and self._same(held) == (doc_id, source_id, DEFAULT_VERSION, size, mtime, sha, enc,
+                                                         chars, status, message, extractor):  # fmt: skip
+                return held  # the same row: not made again
+        return document(doc_id, source_id, DEFAULT_VERSION, path, size, mtime, sha, enc, chars, status, message, extractor)
 
 
 # ---------------------------------------------------------------------------
@@ -982,6 +996,7 @@ def scan_folder(
     known: Mapping[str, KnownFile] | Callable[[], Mapping[str, KnownFile] | None] | None = None,
     read_helper: bool = False,
     keep_text: Callable[[str], bool] | None = None,
+    held_rows: Mapping[str, Document] | None = None,
 ) -> LoadedCorpus:
     """Walk ``root`` read-only and return one manifest row per entry plus the usable texts.
 
@@ -1014,6 +1029,9 @@ def scan_folder(
             one not kept is read again, and checked, if asked for (``SourceTexts``), as the text
             of a file taken over unread is. A rescan that reads every file keeps only those the
             prepare cache does not hold (the others are wanted for their pairs only).
+        held_rows: Manifest rows the caller holds, by path (the window's result shown): a file
+            whose row would be equal to one of them gets that very row, not a new one (at 100,000
+            files ~35 MB less while both results are held).
 
     Returns:
         A ``LoadedCorpus`` with documents sorted by path.
@@ -1066,7 +1084,7 @@ def scan_folder(
             del columns, taken, kept, at, rows_of
         else:
             to_read = files
-        rows = _ManifestRows(entries, shown, keep_text)
+        rows = _ManifestRows(entries, shown, keep_text, held_rows)
 
         def arrived(first: int, part: list[_ReadResult]) -> None:
             # Rows made while the reading helper still reads: this process then claims fewer files

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import logging
+import operator
 import os
 import platform
 import time
@@ -29,7 +30,7 @@ from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.memory import pauses_cycle_collector, release_free_memory
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
 from neardup_gui.core.prepare import PrepareCache, cache_key
-from neardup_gui.core.progress import NULL_PROGRESS, Progress, empty_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, dict_giving_way, empty_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
 from neardup_gui.io.corpus import (
@@ -168,9 +169,10 @@ def screen_folder(
         shown: The outcome of the last screen into ``out_dir`` that the caller still holds (the
             window's result shown, screened or opened): the verified pairs taken over from it are
             its own candidates, not those stored in the workspace decoded again (at 100,000 files
-            ~0.2 s of the interpreter, and ~40 MB held twice while the result is shown). Only
-            when it is that screen's (its run_id, the same pairs and doc_ids); the results are the
-            same either way.
+            ~0.2 s of the interpreter, and ~40 MB held twice while the result is shown), only when
+            it is that screen's (its run_id, the same pairs and doc_ids); and a file whose
+            manifest row equals one of its rows gets that row (``scan_folder``'s ``held_rows``:
+            ~35 MB). The results are the same either way.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -211,6 +213,7 @@ def screen_folder(
             known=known.result if known is not None else None,
             read_helper=read_helper,
             keep_text=_uncached_texts(cached, cache_key(params)) if reread and cached is not None else None,
+            held_rows=_held_rows(shown, source_path),
         )
         if known is not None and known.result() is not None:  # ~100,000 rows the scan no longer needs
             known.result().release()
@@ -626,6 +629,19 @@ def _held_pairs(shown: ScreenOutcome | None, out_dir: Path) -> HeldPairs | None:
         return None
     sha_of = {d.doc_id: d.sha256 for d in shown.documents}
     return HeldPairs(shown.run.run_id, _pairs_by_sha(shown.candidates, lambda doc_id: sha_of.get(doc_id, "")))
+
+
+def _held_rows(shown: ScreenOutcome | None, source: Path) -> dict[str, Document] | None:
+    """``shown``'s manifest rows by path when it is a screen of ``source`` (``scan_folder``'s
+    ``held_rows``), else None."""
+    if shown is None:
+        return None
+    try:
+        if Path(shown.source).resolve() != source:
+            return None
+    except OSError:
+        return None
+    return dict_giving_way(zip(map(operator.attrgetter("path"), shown.documents), shown.documents))
 
 
 def _pairs_by_sha(candidates: Sequence[Candidate], sha_of: Callable[[str], str]) -> dict[tuple[str, str], Candidate]:
