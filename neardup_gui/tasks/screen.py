@@ -53,6 +53,11 @@ SESSION_FILE = "session.sqlite"
 # Characters (all texts) from which a screen that writes no normalized/ drops the texts after
 # preparing them: 50 million is ~33,000 articles, ~100 MB of strings.
 RELEASE_TEXTS_CHARS = 50_000_000
+# Characters of texts a screen that drops them (above) still holds once its pairs are verified (those
+# read again for the pairs: 100,000 articles ~29 million, 58 MB) past which it lets them go before the
+# check and the outputs, which need none (each is read again, and checked, if asked for); the window
+# lets a result's go past the same bound (``ui.result_handoff``). 10,000 articles hold ~3 million.
+HELD_TEXT_CHARS = 16_000_000
 _LIBRARIES = (
     "numpy", "numba", "datasketch", "fast-diff-match-patch", "charset-normalizer", "readability-lxml",
     "lxml", "pypdf", "pandas", "openpyxl", "PySide6-Essentials",
@@ -275,6 +280,8 @@ def screen_folder(
                 helper=helper, alongside=ahead, normalized=writer.add if writer is not None else None,
                 spend_cache=True,  # (``cache`` is kept below for which entries its parts hold)
             )  # fmt: skip
+            if release is not None and texts.held_chars > HELD_TEXT_CHARS:
+                texts.forget()  # the pairs' texts, verified: not needed by the check or the outputs
             # which entries the cache's parts hold already (only the others are written as a new part)
             parts = plan_parts(result.cache, cache) if result.cache is not None else None
             del cache  # ``previous`` stays for the cache written below: pairs taken over are stored as read

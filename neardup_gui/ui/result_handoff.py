@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass
 
 from neardup_gui import tasks
+from neardup_gui.tasks import screen as screen_task
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document
 from neardup_gui.io.corpus import SourceTexts
@@ -28,8 +29,9 @@ log = logging.getLogger(__name__)
 
 # A result holding more characters of texts than this (~32 MB of Chinese) lets its plain texts go
 # once it is prepared for showing: 10,000 articles keep their pairs' texts (~3 million characters),
-# 100,000 (~29 million, 58 MB) read each pair's again when it is shown.
-HELD_TEXT_CHARS = 16_000_000
+# 100,000 (~29 million, 58 MB) read each pair's again when it is shown. (A large screen has let them
+# go already, past the same bound; an opened workspace reads them to check its pairs' files.)
+HELD_TEXT_CHARS = screen_task.HELD_TEXT_CHARS
 
 Pair = tuple[str, str]
 

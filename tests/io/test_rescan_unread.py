@@ -582,6 +582,26 @@ def test_a_large_screen_drops_the_texts_once_prepared_and_reads_the_paired_ones_
     assert list((tmp_path / "ws" / "cache").glob(".normalized-*")) == []
 
 
+def test_a_large_screen_lets_the_paired_texts_go_once_they_are_verified(folder, tmp_path, monkeypatch) -> None:
+    # Past HELD_TEXT_CHARS (100,000 articles hold ~29 million characters of paired texts, 58 MB) the
+    # texts read again for the pairs go before the check and the outputs, which need none: the
+    # screen's last stages peaked ~45 MB lower. Each is read again, and checked, when asked for.
+    from neardup_gui.tasks import screen as screen_task
+
+    kept = screen_folder(folder, PARAMS)
+    monkeypatch.setattr(screen_task, "RELEASE_TEXTS_CHARS", 0)  # as if past 50 million characters
+    monkeypatch.setattr(screen_task, "HELD_TEXT_CHARS", 0)
+    out = tmp_path / "ws"
+    let_go = screen_folder(folder, PARAMS, out_dir=out)
+    assert _essentials(let_go) == _essentials(kept) and let_go.documents == kept.documents
+    usable = [d for d in let_go.documents if d.usable]
+    assert let_go.texts.held_chars == 0 and let_go.texts.unread == len(usable)
+    assert all(let_go.texts[d.doc_id] == kept.texts[d.doc_id] for d in usable)
+    lines = (out / "candidates.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert len(lines) == len(kept.candidates) + 1
+    assert sorted(p.name for p in (out / "normalized").iterdir()) == sorted(f"{d.doc_id}.txt" for d in usable)
+
+
 def test_after_the_run_files_read_are_stated_and_rehashed_only_when_their_stamp_moved_or_reread_asks(folder) -> None:
     global _OPENED
     counts: dict[str, list[int]] = {}
