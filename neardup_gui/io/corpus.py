@@ -916,7 +916,7 @@ class _ManifestRows:
 
     _fields = operator.attrgetter("status", "message", "size", "mtime", "sha256", "encoding", "chars", "extractor")
 
-    # A row's fields but its path, as ``_row`` makes them for a row taken over
+    # A row's fields but its path, compared with those of a row the caller holds (``held_rows``)
     _same = operator.attrgetter("doc_id", "source_id", "version", "size", "mtime", "sha256", "encoding", "chars",
                                 "status", "message", "extractor")  # fmt: skip
 
@@ -976,7 +976,8 @@ class _ManifestRows:
             if held is not None and self._same(held) == (doc_id, source_id, DEFAULT_VERSION, size, mtime, sha, enc,
                                                          chars, status, message, extractor):  # fmt: skip
                 return held  # the same row: not made again
-        return document(doc_id, source_id, DEFAULT_VERSION, path, size, mtime, sha, enc, chars, status, message, extractor)
+        return document(doc_id, source_id, DEFAULT_VERSION, path, size, mtime, sha, enc, chars, status, message,
+                        extractor)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------

@@ -49,9 +49,9 @@ from neardup_gui.io.corpus import KnownFile, KnownFiles
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "CACHE_FILE", "MAX_PARTS", "MAX_STALE_SHARE", "CacheArrays", "EntryParts", "HeldPairs", "cache_arrays", "discard_staged",
-    "known_arrays", "known_row_arrays", "load_cache", "load_known", "load_pairs", "plan_parts", "publish_cache",
-    "save_cache", "stage_arrays", "stage_cache",
+    "CACHE_FILE", "MAX_PARTS", "MAX_STALE_SHARE", "CacheArrays", "EntryParts", "HeldPairs", "cache_arrays",
+    "discard_staged", "known_arrays", "known_row_arrays", "load_cache", "load_known", "load_pairs", "plan_parts",
+    "publish_cache", "save_cache", "stage_arrays", "stage_cache",
 ]  # fmt: skip
 
 CACHE_FILE = Path("cache") / "prepare.npz"

@@ -399,7 +399,9 @@ def test_a_rescan_given_the_result_it_follows_takes_over_those_very_pairs(folder
         assert mine["pairs_json"].tobytes() == theirs["pairs_json"].tobytes()
 
 
-@pytest.mark.parametrize("held", ["an earlier run", "a pair fewer", "a pair more", "the other pick", "another workspace"])
+@pytest.mark.parametrize(
+    "held", ["an earlier run", "a pair fewer", "a pair more", "the other pick", "another workspace"]
+)
 def test_pairs_held_that_are_not_those_stored_are_read_back_instead(folder, tmp_path, held) -> None:
     # Only the very screen that wrote the cache, with the same pairs (and of two pairs of the same
     # two files' contents, the one stored), stands in for the stored pairs.
@@ -411,12 +413,13 @@ def test_pairs_held_that_are_not_those_stored_are_read_back_instead(folder, tmp_
     shown = first
     if held == "an earlier run":
         screen_folder(folder, params, out_dir=out)
-        screen_folder(folder, params, out_dir=twin)  # (the twin's cache again the same)
+        screen_folder(folder, params, out_dir=twin)  # (the twin's cache of a run of its own)
     elif held == "a pair fewer":
         shown = dataclasses.replace(first, candidates=first.candidates[1:])
     elif held == "a pair more":  # two files the screen did not pair
         paired = {d for c in first.candidates for d in (c.left, c.right)}
-        left, right = sorted((d for d in first.documents if d.usable and d.doc_id not in paired), key=lambda d: d.path)[:2]
+        alone = sorted((d for d in first.documents if d.usable and d.doc_id not in paired), key=lambda d: d.path)
+        left, right = alone[:2]
         extra = dataclasses.replace(first.candidates[0], left=left.doc_id, right=right.doc_id)
         shown = dataclasses.replace(first, candidates=(*first.candidates, extra))
     elif held == "the other pick":  # in reverse order, of the copy's pair and the original's the other is held
