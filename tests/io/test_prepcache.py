@@ -399,6 +399,31 @@ def test_a_rescan_given_the_result_it_follows_takes_over_those_very_pairs(folder
         assert mine["pairs_json"].tobytes() == theirs["pairs_json"].tobytes()
 
 
+def test_a_rescan_given_the_result_it_follows_verifies_the_pairs_of_changed_files_again(folder, tmp_path) -> None:
+    # Files changed since the result shown: their pairs are verified again, the rest taken over from
+    # the result; the same outcome and the same files written as a rescan reading the pairs back.
+    import time
+
+    params = PARAMS.with_(all_scores="never")
+    first, out, twin = _two_workspaces(folder, tmp_path, params)
+    time.sleep(0.01)
+    edited = folder / "b" / "003-edit.txt"
+    edited.write_text(edited.read_text(encoding="utf-8")[:-40] + "补上的一句话。", encoding="utf-8")
+    again = screen_folder(folder, params, out_dir=out, shown=first)
+    read_back = screen_folder(folder, params, out_dir=twin)
+    assert again.candidates == read_back.candidates and again.documents == read_back.documents
+    changed_id = next(d.doc_id for d in again.documents if d.path == "b/003-edit.txt")
+    redone = [c for c in again.candidates if changed_id in (c.left, c.right)]
+    assert redone and again.run.counts["pairs_from_previous_run"] == len(again.candidates) - len(redone)
+    shown = {id(c) for c in first.candidates}
+    assert not any(id(c) in shown for c in redone)
+    assert all(id(c) in shown for c in again.candidates if c not in redone)
+    for name in ("manifest.csv", "candidates.csv"):
+        assert (out / name).read_bytes() == (twin / name).read_bytes()
+    with np.load(out / CACHE_FILE) as mine, np.load(twin / CACHE_FILE) as theirs:
+        assert mine["pairs_json"].tobytes() == theirs["pairs_json"].tobytes()
+
+
 @pytest.mark.parametrize(
     "held", ["an earlier run", "a pair fewer", "a pair more", "the other pick", "another workspace"]
 )
