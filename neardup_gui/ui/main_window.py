@@ -52,7 +52,7 @@ from neardup_gui.ui.run_notes import RunNotes, notes_above
 from neardup_gui.ui.settings import AppSettings
 from neardup_gui.ui.source_bar import SourceBar
 from neardup_gui.ui.window_menus import WindowMenus
-from neardup_gui.ui.worker import ScreenRunner
+from neardup_gui.ui.worker import ScreenOptions, ScreenRunner
 from neardup_gui.ui.workspace_controller import WorkspaceController
 
 HEADER_KEY = "candidates_v2"  # the candidate table's header state (v2: method score columns)
@@ -306,10 +306,11 @@ class MainWindow(QMainWindow):
         self.review.pause(self.tr("Deciding resumes when the screen ends."))
         self._screen_started = time.monotonic()
         self.progress.start()
-        self.runner.start(
-            self.source, params, self.workspace, self.settings.write_normalized(), self.settings.reread_all(),
-            shown=self.outcome,  # its pairs are taken over as they are held (tasks.screen_folder)
+        options = ScreenOptions(
+            with_normalized=self.settings.write_normalized(), reread=self.settings.reread_all(),
+            shown=self.outcome,  # its pairs and rows are taken over as they are held (tasks.screen_folder)
         )
+        self.runner.start(self.source, params, self.workspace, options)
         return True
 
     def _on_running_changed(self, running: bool) -> None:

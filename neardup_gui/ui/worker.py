@@ -30,6 +30,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
@@ -59,6 +60,21 @@ def paused_cycle_collector() -> Iterator[None]:
             gc.freeze()
 
 
+@dataclass(frozen=True)
+class ScreenOptions:
+    """How the window screens, besides the folder, the parameters and the workspace.
+
+    Attributes:
+        with_normalized: Also write ``normalized/`` (one file per document) into the workspace.
+        reread: Open and hash every file, also those unchanged since the last screen into it.
+        shown: The result the window shows (``tasks.screen_folder``'s ``shown``).
+    """
+
+    with_normalized: bool = True
+    reread: bool = False
+    shown: tasks.ScreenOutcome | None = None
+
+
 class ScreenWorker(QObject):
     """Runs one screen when ``run`` is invoked (in the thread it was moved to)."""
 
@@ -70,21 +86,13 @@ class ScreenWorker(QObject):
     screening_cancelled = Signal()
 
     def __init__(
-        self,
-        source: Path,
-        params: ScreenParams,
-        out_dir: Path | None,
-        with_normalized: bool = True,
-        reread: bool = False,
-        shown: tasks.ScreenOutcome | None = None,
+        self, source: Path, params: ScreenParams, out_dir: Path | None, options: ScreenOptions | None = None
     ) -> None:
         super().__init__()
         self.source = source
         self.params = params
         self.out_dir = out_dir
-        self.with_normalized = with_normalized
-        self.reread = reread
-        self.shown = shown
+        self.options = options or ScreenOptions()
         self._cancel = threading.Event()
 
     def cancel(self) -> None:
@@ -104,13 +112,13 @@ class ScreenWorker(QObject):
     @Slot()
     def run(self) -> None:
         progress = PlannedProgress(self._report, self._plan, self._cancel, min_interval=PROGRESS_INTERVAL)
-        shown, self.shown = self.shown, None  # (held by the worker for the run only)
+        options, self.options = self.options, ScreenOptions()  # (the result shown held for the run only)
         try:
             with paused_cycle_collector():
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
-                    with_normalized=self.with_normalized, reread=self.reread, read_helper=True,
-                    verify_helper=True, shown=shown,
+                    with_normalized=options.with_normalized, reread=options.reread, read_helper=True,
+                    verify_helper=True, shown=options.shown,
                 )  # fmt: skip
                 # Helper processes for large folders, where they pay (core.helper, io.corpus): the
                 # app's entry points are guarded and the bundle calls freeze_support. The crash once
@@ -158,26 +166,15 @@ class ScreenRunner(QObject):
         return self._worker
 
     def start(
-        self,
-        source: Path,
-        params: ScreenParams,
-        out_dir: Path | None,
-        with_normalized: bool = True,
-        reread: bool = False,
-        *,
-        shown: tasks.ScreenOutcome | None = None,
+        self, source: Path, params: ScreenParams, out_dir: Path | None, options: ScreenOptions | None = None
     ) -> ScreenWorker:
-        """Start a screen; raises ``RuntimeError`` while another one is running.
-
-        ``with_normalized``: also write ``normalized/`` (one file per document) into ``out_dir``.
-        ``reread``: open and hash every file, also those unchanged since the last screen into ``out_dir``.
-        ``shown``: the result the window shows (``tasks.screen_folder``'s ``shown``).
-        """
+        """Start a screen of ``source`` into ``out_dir`` (see ``ScreenOptions``); raises
+        ``RuntimeError`` while another one is running."""
         if self.running:
             raise RuntimeError("a screen is already running")
         thread = QThread(self)
         thread.setObjectName("screen")
-        worker = ScreenWorker(source, params, out_dir, with_normalized, reread, shown)
+        worker = ScreenWorker(source, params, out_dir, options)
         worker.moveToThread(thread)
         worker.progress_changed.connect(self.progress_changed)
         worker.progress_planned.connect(self.progress_planned)
