@@ -30,7 +30,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QRunnable, QThread, Signal, Slot
@@ -112,7 +112,8 @@ class ScreenWorker(QObject):
     @Slot()
     def run(self) -> None:
         progress = PlannedProgress(self._report, self._plan, self._cancel, min_interval=PROGRESS_INTERVAL)
-        options, self.options = self.options, ScreenOptions()  # (the result shown held for the run only)
+        options = self.options
+        self.options = replace(options, shown=None)  # (the result shown held for the run only)
         try:
             with paused_cycle_collector():
                 outcome = tasks.screen_folder(
