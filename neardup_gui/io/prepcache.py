@@ -786,16 +786,18 @@ def _lines(data: np.ndarray) -> Iterator[bytes]:
 
 
 # A stored pair's line starts with its two files' SHA-256 (``_memo_bytes``: ``json.dumps`` of
-# ``[left, right, row]``): where each is, to find the keys without decoding the rest.
-_KEY_OPEN, _KEY_SEP = b'["', b'", "'
+# ``[left, right, row]``): where each is, and where the row begins, to find the keys without
+# decoding the rest.
 _LEFT_KEY = slice(2, 66)
 _RIGHT_KEY = slice(70, 134)
+_ROW_AT = 137
 _HEX = frozenset(b"0123456789abcdef")
 
 
 def _line_key(line: bytes) -> tuple[str, str] | None:
     """The (left, right) SHA-256 a stored pair's line starts with, or None when it does not start so."""
-    if not (line.startswith(_KEY_OPEN) and line[66:70] == _KEY_SEP and line[134:137] == b'", '):
+    if not (line[: _LEFT_KEY.start] == b'["' and line[_LEFT_KEY.stop : _RIGHT_KEY.start] == b'", "'
+            and line[_RIGHT_KEY.stop : _ROW_AT] == b'", '):  # fmt: skip
         return None
     left, right = line[_LEFT_KEY], line[_RIGHT_KEY]
     if not (_HEX.issuperset(left) and _HEX.issuperset(right)):
@@ -832,14 +834,19 @@ def _held_memo(z: Any, lines: Iterator[bytes], head: dict[str, Any], held: HeldP
         key = _line_key(line)
         c = held.pairs.get(key) if key is not None else None
         # the candidate stored there is the one held: its doc_ids come next ("[left, right, ...")
-        if c is None or not line.startswith(_ids_prefix(c), 137):
+        if c is None or not line.startswith(_ids_prefix(c), _ROW_AT):
             return None
         kept_lines[key] = line
     if len(kept_lines) != len(held.pairs):
         return None
-    pairs = {key: held.pairs[key] for key in kept_lines}
+    return _memo(z, head, {key: held.pairs[key] for key in kept_lines}, kept_lines)
+
+
+def _memo(z: Any, head: dict[str, Any], pairs: dict[tuple[str, str], Candidate],
+          lines: dict[tuple[str, str], bytes]) -> PairMemo:  # fmt: skip
+    """The stored memo with these candidates and the lines they were stored as."""
     rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
-    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines,
+    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, lines,
                     str(z["run_id"]))  # fmt: skip
 
 
@@ -870,9 +877,7 @@ def _pairs_from(z: Any, held: HeldPairs | None = None) -> PairMemo | None:
         a, b, row = json.loads(line)
         pairs[(a, b)] = _candidate(row, strings, samples)
         kept_lines[(a, b)] = line
-    rejected = frozenset((a, b) for a, b in head.get("rejected", ()))
-    return PairMemo(head["params"], z["template"], pairs, int(z["template_min_count"]), rejected, kept_lines,
-                    str(z["run_id"]))  # fmt: skip
+    return _memo(z, head, pairs, kept_lines)
 
 
 def load_cache(workspace: Path | str, versions: Mapping[str, str] | None = None) -> PrepareCache | None:

@@ -627,12 +627,7 @@ def _held_pairs(shown: ScreenOutcome | None, out_dir: Path) -> HeldPairs | None:
     """``shown``'s verified pairs as the next screen into ``out_dir`` would read them back, or None
     when it is not a screen into that workspace. (Runs on the cache thread: ``shown`` is the
     window's, so its lazily filled ``documents_by_id`` is not touched here.)"""
-    if shown is None or shown.out_dir is None or not shown.run.run_id:
-        return None
-    try:
-        if Path(shown.out_dir).resolve() != out_dir.resolve():
-            return None
-    except OSError:
+    if shown is None or shown.out_dir is None or not shown.run.run_id or not _same_place(shown.out_dir, out_dir):
         return None
     sha_of = {d.doc_id: d.sha256 for d in shown.documents}
     return HeldPairs(shown.run.run_id, _pairs_by_sha(shown.candidates, lambda doc_id: sha_of.get(doc_id, "")))
@@ -641,14 +636,17 @@ def _held_pairs(shown: ScreenOutcome | None, out_dir: Path) -> HeldPairs | None:
 def _held_rows(shown: ScreenOutcome | None, source: Path) -> dict[str, Document] | None:
     """``shown``'s manifest rows by path when it is a screen of ``source`` (``scan_folder``'s
     ``held_rows``), else None."""
-    if shown is None:
-        return None
-    try:
-        if Path(shown.source).resolve() != source:
-            return None
-    except OSError:
+    if shown is None or not _same_place(shown.source, source):
         return None
     return dict_giving_way(zip(map(operator.attrgetter("path"), shown.documents), shown.documents))
+
+
+def _same_place(a: Path, b: Path) -> bool:
+    """Whether two paths name the same folder (resolved; False when either cannot be)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
 
 
 def _pairs_by_sha(candidates: Sequence[Candidate], sha_of: Callable[[str], str]) -> dict[tuple[str, str], Candidate]:

@@ -17,12 +17,12 @@ import logging
 from dataclasses import dataclass
 
 from neardup_gui import tasks
-from neardup_gui.tasks import screen as screen_task
 from neardup_gui.core.progress import NULL_PROGRESS, Progress
 from neardup_gui.core.records import Document
 from neardup_gui.io.corpus import SourceTexts
 from neardup_gui.io.extract import PLAIN_TEXT
 from neardup_gui.io.session import PairState, ReviewSession
+from neardup_gui.tasks import screen as screen_task
 from neardup_gui.ui.candidate_columns import file_name
 
 log = logging.getLogger(__name__)
