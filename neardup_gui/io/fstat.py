@@ -34,7 +34,10 @@ from neardup_gui.core.progress import list_giving_way
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BATCH_MIN", "batch_available", "stamps_regular", "stat_columns", "stat_regular"]
+__all__ = [
+    "BATCH_MIN", "DT_DIR", "DT_LNK", "DT_REG", "DT_UNKNOWN", "batch_available", "list_folder", "stamps_regular",
+    "stat_columns", "stat_regular",
+]  # fmt: skip
 
 # Fewer names than this are stat'ed one by one (the batch's arrays cost ~20 µs to set up).
 BATCH_MIN = 16
@@ -74,9 +77,110 @@ def _kernel() -> Any:
     return kernel_module("_statkernel", "os.stat per file")
 
 
+@functools.lru_cache(maxsize=1)
+def _lister() -> Any:
+    """The kernel module when its listing can run here (the C library has ``getdents64``), else None."""
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    try:  # glibc before 2.30: no getdents64 symbol (numba's link of it would abort the process)
+        ctypes.CDLL(None).getdents64  # noqa: B018 - the lookup is the check
+    except (AttributeError, OSError):
+        log.info("no getdents64 in this C library; folders are listed by os.scandir")
+        return None
+    return kernel
+
+
 def batch_available() -> bool:
     """Whether ``stat_regular`` can stat in one call here (else it returns None)."""
     return not _disabled and _kernel() is not None
+
+
+# d_type values of a listed entry (dirent.h): what the file system says the entry is, without a stat
+DT_UNKNOWN, DT_DIR, DT_REG, DT_LNK = 0, 4, 8, 10
+_listing_checked = False
+_listing_disabled = False
+_LIST_BUFFER = 1 << 16  # bytes a getdents64 call fills (glibc's readdir asks for 32 KB)
+# The first arrays for a folder's names (bytes) and entries, made four times larger while too small
+_LIST_ROOM, _LIST_COUNT = 1 << 16, 4096
+
+
+def list_folder(folder: str) -> tuple[list[str], np.ndarray] | None:
+    """Every entry of ``folder`` but ``.`` and ``..``, listed in one call that holds no GIL: the
+    names (as ``os.scandir`` gives them: decoded with the file system's encoding and error
+    handler) sorted, and per name its ``d_type`` (``DT_REG``, ``DT_DIR``, ``DT_LNK``, another
+    kind, or ``DT_UNKNOWN`` where the file system does not say: the caller stats such an entry).
+
+    None when it cannot be done here (not Linux, no numba or no ``getdents64``, or a listing
+    that disagreed with ``os.listdir`` once: the rest of the process then lists by ``os.scandir``)
+    or when the folder cannot be opened or read: the caller lists it with ``os.scandir``, which
+    says why it cannot.
+    """
+    global _listing_checked
+    kernel = _lister() if not _listing_disabled else None
+    if kernel is None:
+        return None
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        got = _list_fd(kernel, fd)
+    except Exception as exc:  # the compiled call could not be made
+        _turn_off_listing(f"the compiled listing failed: {exc}")
+        return None
+    finally:
+        os.close(fd)
+    if got is None:
+        return None
+    names, kinds = got
+    order = sorted(range(len(names)), key=names.__getitem__)
+    names = list(map(names.__getitem__, order))
+    kinds = kinds[np.array(order, dtype=np.int64)]
+    if not _listing_checked:  # once a process: the same names as os.listdir says
+        _listing_checked = True
+        try:
+            listed = sorted(os.listdir(folder))
+        except OSError:
+            listed = names
+        if listed != names:
+            _turn_off_listing(f"the compiled listing of {folder!r} disagrees with os.listdir")
+            return None
+    return names, kinds
+
+
+def _list_fd(kernel: Any, fd: int) -> tuple[list[str], np.ndarray] | None:
+    """The kernel's listing of the open folder ``fd``: its names (unsorted) and kinds, or None
+    when ``getdents64`` failed; read again from the start with larger arrays while they are too
+    small."""
+    buf = np.empty(_LIST_BUFFER, dtype=np.uint8)
+    room, count = _LIST_ROOM, _LIST_COUNT
+    little = sys.byteorder == "little"
+    while True:
+        names = np.empty(room, dtype=np.uint8)
+        starts = np.empty(count, dtype=np.int64)
+        kinds = np.empty(count, dtype=np.uint8)
+        n = kernel.list_names(np.int32(fd), buf, little, names, starts, kinds)
+        if n == -1:
+            return None
+        if n >= 0:
+            break
+        room, count = room * 4, count * 4
+        os.lseek(fd, 0, os.SEEK_SET)  # a folder's listing starts again from its first entry
+    if n == 0:
+        return [], np.zeros(0, dtype=np.uint8)
+    end = int(starts[n - 1]) + int(np.flatnonzero(names[starts[n - 1] :] == 0)[0])
+    # one decode for every name: NUL ends each name and is never part of one (nor of a UTF-8
+    # sequence), so each name decodes as os.fsdecode decodes it alone
+    text = names[:end].tobytes().decode(_FS_ENCODING, _FS_ERRORS)
+    return text.split("\0"), kinds[:n].copy()
+
+
+def _turn_off_listing(why: str) -> None:
+    global _listing_disabled
+    if not _listing_disabled:
+        log.warning("listing folders in one call turned off (%s); they are listed by os.scandir", why)
+    _listing_disabled = True
 
 
 def _turn_off(why: str) -> None:
@@ -254,4 +358,5 @@ def load_kernel() -> bool:
         return False
     here = os.path.abspath(__file__)
     stat_regular(os.path.dirname(here), [os.path.basename(here)])
+    list_folder(os.path.dirname(here))
     return batch_available()

@@ -36,7 +36,7 @@ from neardup_gui.core.records import (
     STATUS_SKIPPED_LINK,
     STATUS_UNREADABLE,
 )
-from neardup_gui.io.fstat import BATCH_MIN, stat_columns
+from neardup_gui.io.fstat import BATCH_MIN, DT_DIR, DT_LNK, DT_REG, DT_UNKNOWN, list_folder, stat_columns
 from neardup_gui.io.paths import is_inside
 
 __all__ = [
@@ -257,13 +257,22 @@ def walk_folder(
     while stack:
         progress.check()
         dir_path, dir_rel, chain = stack.pop()
-        try:
-            with os.scandir(dir_path) as it:
-                entries = sorted(it, key=_name)
-        except OSError as exc:
-            found.append(WalkEntry(dir_rel, dir_rel.split("/")[0], dir_path, True, STATUS_UNREADABLE,
-                                   f"folder could not be listed: {exc}"))  # fmt: skip
-            continue
+        # Listed in one call without the GIL where it can be (``io.fstat``): os.scandir gives the
+        # GIL up for every entry, and beside a busy thread (a rescan reads its cache meanwhile) it
+        # waited to take it back each time.
+        listed = list_folder(dir_path)
+        if listed is not None:
+            names, kinds = listed
+            entries: Sequence[Any] = _Listed(dir_path, names, kinds)
+        else:
+            try:
+                with os.scandir(dir_path) as it:
+                    entries = sorted(it, key=_name)
+            except OSError as exc:
+                found.append(WalkEntry(dir_rel, dir_rel.split("/")[0], dir_path, True, STATUS_UNREADABLE,
+                                       f"folder could not be listed: {exc}"))  # fmt: skip
+                continue
+            names, kinds = list_giving_way(map(_name, entries)), None
         subdirs: list[tuple[str, str, frozenset[str]]] = []
         # The first folder level names the source; entries at the top level have the root's name.
         prefix, source_id = (f"{dir_rel}/", dir_rel.split("/", 1)[0]) if dir_rel else ("", root_source)
@@ -271,7 +280,11 @@ def walk_folder(
         # wanted by the patterns. A folder with many such files has their rows made at once, with
         # their stats from one call that does not hold the GIL (``io.fstat``); every other entry,
         # and a file that call could not say of, is looked at on its own below.
-        rows = _plain_rows(dir_path, prefix, source_id, entries, many) if stat_files and len(entries) >= BATCH_MIN else None
+        rows = (
+            _plain_rows(dir_path, prefix, source_id, names, kinds, entries, many)
+            if stat_files and len(entries) >= BATCH_MIN
+            else None
+        )
         if rows is None:
             rows = [None] * len(entries)
         for n in [n for n, row in enumerate(rows) if row is None]:
@@ -311,26 +324,28 @@ def _is_plain(entry: os.DirEntry[str], rel: str, wanted: Callable[[str, str], bo
     return entry.name[0] != "." and _is_regular(entry) and wanted(entry.name, rel)
 
 
-_path = operator.attrgetter("path")
 _regular_as_listed = operator.methodcaller("is_file", follow_symlinks=False)
 
 
 def _plain_rows(
-    dir_path: str, prefix: str, source_id: str, entries: list[os.DirEntry[str]],
-    wanted: Callable[[list[str], list[str]], Any],
+    dir_path: str, prefix: str, source_id: str, names: list[str], kinds: np.ndarray | None,
+    entries: Sequence[Any], wanted: Callable[[list[str], list[str]], Any],
 ) -> list[WalkEntry | None] | None:  # fmt: skip
-    """Per entry of a folder: the row of a plain file to read (``_is_plain``) with its stats from
-    one ``stat_columns`` call, else None (another entry, or a file that call could not say of);
-    None for all when the call cannot be made or too few files are plain. Made by columns (each
-    test and the rows mapped in C over the folder): 100,000 files listed in 0.48-0.64 s against
-    0.57-0.69 s with a Python loop per entry."""
+    """Per entry of a folder (``names``, sorted; ``kinds`` their ``d_type`` when listed by
+    ``io.fstat``, else None and ``entries`` the ``os.DirEntry`` of each): the row of a plain file
+    to read (``_is_plain``) with its stats from one ``stat_columns`` call, else None (another
+    entry, or a file that call could not say of); None for all when the call cannot be made or
+    too few files are plain. Made by columns (each test and the rows mapped in C over the
+    folder): 100,000 files listed in 0.48-0.64 s against 0.57-0.69 s with a Python loop per entry."""
     # (each mapped in C a slice per call, ``list_giving_way``: a folder may hold 100,000 files)
-    names = list_giving_way(map(_name, entries))
     rels = list_giving_way(map(prefix.__add__, names)) if prefix else names
-    try:
-        regular = np.fromiter(list_giving_way(map(_regular_as_listed, entries)), dtype=bool, count=len(entries))
-    except OSError:  # a file system that does not say, and an lstat that failed: one by one
-        regular = np.fromiter(map(_is_regular, entries), dtype=bool, count=len(entries))
+    if kinds is not None:  # an entry the file system did not say of is looked at on its own
+        regular = kinds == DT_REG
+    else:
+        try:
+            regular = np.fromiter(list_giving_way(map(_regular_as_listed, entries)), dtype=bool, count=len(entries))
+        except OSError:  # a file system that does not say, and an lstat that failed: one by one
+            regular = np.fromiter(map(_is_regular, entries), dtype=bool, count=len(entries))
     hidden = np.fromiter(list_giving_way(map(str.startswith, names, repeat("."))), dtype=bool, count=len(names))
     plain = regular & ~hidden
     plain &= np.fromiter(list_giving_way(wanted(names, rels)), dtype=bool, count=len(names))
@@ -341,13 +356,75 @@ def _plain_rows(
     if got is None:
         return None
     sizes, mtimes, stamps, bad = got
-    made = map(WalkEntry, map(rels.__getitem__, picks), repeat(source_id), map(_path, map(entries.__getitem__, picks)),
+    paths = map(_joined(dir_path).__add__, map(names.__getitem__, picks))  # as os.DirEntry.path
+    made = map(WalkEntry, map(rels.__getitem__, picks), repeat(source_id), paths,
                repeat(False), repeat(""), repeat(""), sizes, mtimes, stamps)  # fmt: skip
     out: list[WalkEntry | None] = [None] * len(entries)
     consume_giving_way(map(out.__setitem__, picks, made))  # out[n] = its row, in C
     for i in bad:
         out[picks[i]] = None
     return out
+
+
+def _joined(folder: str) -> str:
+    """What ``os.path.join(folder, name)`` puts before ``name``."""
+    return folder if folder.endswith(os.sep) else folder + os.sep
+
+
+class _Listed(Sequence[Any]):
+    """A folder's entries as ``io.fstat.list_folder`` listed them (sorted names and their
+    ``d_type``), each given as an ``os.DirEntry``-like ``_ListedEntry`` when asked for."""
+
+    def __init__(self, folder: str, names: list[str], kinds: np.ndarray) -> None:
+        self._prefix, self._names, self._kinds = _joined(folder), names, kinds
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __getitem__(self, n: Any) -> Any:  # (an index: the walk takes no slices)
+        name = self._names[n]
+        return _ListedEntry(name, self._prefix + name, int(self._kinds[n]))
+
+
+class _ListedEntry:
+    """The parts of ``os.DirEntry`` the walk uses, from a listed name and ``d_type``: what the
+    listing said when it said it, else what ``lstat`` says (as ``os.DirEntry`` does)."""
+
+    __slots__ = ("name", "path", "_kind")
+
+    def __init__(self, name: str, path: str, kind: int) -> None:
+        self.name, self.path, self._kind = name, path, kind
+
+    def _mode(self) -> int | None:
+        """The entry's file type bits, not following a link (None when it is gone)."""
+        if self._kind != DT_UNKNOWN:
+            return _DT_MODE.get(self._kind, 0)
+        try:
+            return stat.S_IFMT(os.lstat(self.path).st_mode)
+        except FileNotFoundError:
+            return None
+
+    def is_symlink(self) -> bool:
+        return self._mode() == stat.S_IFLNK
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        return self._is(stat.S_IFDIR, follow_symlinks)
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        return self._is(stat.S_IFREG, follow_symlinks)
+
+    def _is(self, kind: int, follow_symlinks: bool) -> bool:
+        mode = self._mode()
+        if mode == stat.S_IFLNK and follow_symlinks:
+            try:
+                return stat.S_IFMT(os.stat(self.path).st_mode) == kind
+            except FileNotFoundError:
+                return False
+        return mode == kind
+
+
+# d_type -> the file type bits of st_mode (dirent.h: DT_x == S_IFx >> 12)
+_DT_MODE = {kind: kind << 12 for kind in (1, 2, DT_DIR, 6, DT_REG, DT_LNK, 12)}
 
 
 def _plain_file(rel: str, source_id: str, path: str, stat_files: bool) -> WalkEntry | None:

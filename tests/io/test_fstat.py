@@ -1,9 +1,10 @@
-"""Stat'ing a folder's files in one compiled call (``io.fstat``): the same values ``os.stat`` gives,
-and the walk's listing the same with it as without it."""
+"""Stat'ing a folder's files, and listing a folder, in one compiled call (``io.fstat``): the same
+values ``os.stat`` and ``os.scandir`` give, and the walk's listing the same with them as without."""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -21,6 +22,8 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="st
 @pytest.fixture(autouse=True)
 def _batch_turned_on_again(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fstat, "_disabled", False)  # restored after each test, whatever it turned off
+    monkeypatch.setattr(fstat, "_listing_disabled", False)
+    monkeypatch.setattr(fstat, "_listing_checked", False)  # each test's first listing is checked again
 
 
 def _odd_folder(root: Path) -> list[str]:
@@ -119,6 +122,8 @@ def test_the_walk_lists_the_same_with_and_without_the_batch(tmp_path: Path, stat
     monkeypatch.setattr(fstat, "_disabled", True)
     single = walk_folder(folder.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files)
     assert batched == single
+    monkeypatch.setattr(fstat, "_listing_disabled", True)  # each folder listed by os.scandir as well
+    assert walk_folder(folder.resolve(), include, exclude, CallbackProgress(), stat_files=stat_files) == batched
     rows = {e.rel: e for e in batched}
     assert rows["pipe.txt"].status == "excluded" and rows[".hidden.txt"].status == "excluded"
     assert rows["dangling.txt"].status == "skipped_link" and rows["notes.md"].status == "excluded"
@@ -211,3 +216,85 @@ def test_a_statx_that_fails_everywhere_turns_the_batch_off(tmp_path: Path, monke
     assert not fstat.batch_available()
     rows = {e.rel: e for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
     assert rows[names[0]].stamp == file_stamp(os.stat(folder / names[0]))  # stat'ed one by one instead
+
+
+def _kind_of(path: Path) -> int:
+    """The d_type a listing should give for ``path`` (as lstat sees it)."""
+    mode = stat.S_IFMT(os.lstat(path).st_mode)
+    return {stat.S_IFREG: fstat.DT_REG, stat.S_IFDIR: fstat.DT_DIR, stat.S_IFLNK: fstat.DT_LNK}.get(mode, mode >> 12)
+
+
+@linux_only
+@pytest.mark.parametrize("small", [False, True])
+def test_a_folder_listed_in_one_call_gives_what_os_scandir_gives(
+    tmp_path: Path, small: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "src"
+    _odd_folder(folder)
+    (folder / ".hidden.txt").write_text("隐藏", encoding="utf-8")
+    (folder / "..dots").write_text("两点开头", encoding="utf-8")  # not '..' itself
+    for i in range(300):
+        (folder / f"长文件名{i:04d}{'甲' * 40}.txt").write_bytes(b"x")
+    if small:  # every array too small at first, the buffer a few entries long: read again, grown
+        monkeypatch.setattr(fstat, "_LIST_BUFFER", 1024)
+        monkeypatch.setattr(fstat, "_LIST_ROOM", 16)
+        monkeypatch.setattr(fstat, "_LIST_COUNT", 2)
+    got = fstat.list_folder(str(folder))
+    assert got is not None and not fstat._listing_disabled
+    names, kinds = got
+    with os.scandir(folder) as it:
+        expected = sorted(e.name for e in it)
+    assert names == expected  # the non-UTF-8 name decoded as os.scandir decodes it
+    assert kinds.tolist() == [_kind_of(folder / name) for name in names]
+    assert fstat.list_folder(str(tmp_path / "missing")) is None  # the caller's os.scandir says why
+    (tmp_path / "empty").mkdir()
+    empty = fstat.list_folder(str(tmp_path / "empty"))
+    assert empty is not None and empty[0] == [] and empty[1].size == 0
+
+
+@linux_only
+def test_the_walk_lists_each_folder_in_one_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    scandirs: list[str] = []
+    real = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": scandirs.append(path) or real(path))
+    rows = walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())
+    assert not scandirs  # where it can (Linux with numba, as here), not by os.scandir entry by entry
+    assert {e.rel for e in rows} == set(names) - {"missing.txt", "sub"}  # a searched folder has no row
+
+
+@linux_only
+def test_a_listing_that_disagrees_with_os_listdir_turns_it_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "src"
+    names = _odd_folder(folder)
+    real = fstat._list_fd
+
+    def one_short(kernel, fd):
+        got, kinds = real(kernel, fd)
+        return got[1:], kinds[1:]
+
+    monkeypatch.setattr(fstat, "_list_fd", one_short)
+    assert fstat.list_folder(str(folder)) is None
+    assert fstat._listing_disabled
+    rows = {e.rel for e in walk_folder(folder.resolve(), ("*.txt",), (), CallbackProgress())}
+    assert rows == set(names) - {"missing.txt", "sub"}  # listed by os.scandir instead: nothing missed
+
+
+@linux_only
+def test_an_entry_the_listing_could_not_say_of_is_looked_at_as_os_scandir_does(tmp_path: Path) -> None:
+    folder = tmp_path / "src"
+    _odd_folder(folder)
+    os.symlink(folder / "sub", folder / "dirlink")
+    with os.scandir(folder) as it:
+        entries = {e.name: e for e in it}
+    for name, real in entries.items():  # d_type unknown (some file systems): lstat, as os.DirEntry
+        listed = walk_mod._ListedEntry(name, real.path, fstat.DT_UNKNOWN)
+        said = walk_mod._ListedEntry(name, real.path, _kind_of(folder / name))
+        for entry in (listed, said):
+            assert entry.is_symlink() == real.is_symlink(), name
+            for follow in (False, True):
+                assert entry.is_dir(follow_symlinks=follow) == real.is_dir(follow_symlinks=follow), name
+                assert entry.is_file(follow_symlinks=follow) == real.is_file(follow_symlinks=follow), name
+    gone = walk_mod._ListedEntry("gone.txt", str(folder / "gone.txt"), fstat.DT_UNKNOWN)
+    assert not gone.is_file(follow_symlinks=False) and not gone.is_dir() and not gone.is_symlink()
