@@ -281,8 +281,8 @@ def walk_folder(
         # their stats from one call that does not hold the GIL (``io.fstat``); every other entry,
         # and a file that call could not say of, is looked at on its own below.
         rows = (
-            _plain_rows(dir_path, prefix, source_id, names, kinds, entries, many)
-            if stat_files and len(entries) >= BATCH_MIN
+            _plain_rows(dir_path, prefix, source_id, names, kinds, entries, many, stat_files)
+            if (stat_files or kinds is not None) and len(entries) >= BATCH_MIN
             else None
         )
         if rows is None:
@@ -329,14 +329,15 @@ _regular_as_listed = operator.methodcaller("is_file", follow_symlinks=False)
 
 def _plain_rows(
     dir_path: str, prefix: str, source_id: str, names: list[str], kinds: np.ndarray | None,
-    entries: Sequence[Any], wanted: Callable[[list[str], list[str]], Any],
+    entries: Sequence[Any], wanted: Callable[[list[str], list[str]], Any], stat_files: bool = True,
 ) -> list[WalkEntry | None] | None:  # fmt: skip
     """Per entry of a folder (``names``, sorted; ``kinds`` their ``d_type`` when listed by
     ``io.fstat``, else None and ``entries`` the ``os.DirEntry`` of each): the row of a plain file
-    to read (``_is_plain``) with its stats from one ``stat_columns`` call, else None (another
-    entry, or a file that call could not say of); None for all when the call cannot be made or
-    too few files are plain. Made by columns (each test and the rows mapped in C over the
-    folder): 100,000 files listed in 0.48-0.64 s against 0.57-0.69 s with a Python loop per entry."""
+    to read (``_is_plain``) with its stats from one ``stat_columns`` call (without stats unless
+    ``stat_files``, as ``_plain_file`` makes it), else None (another entry, or a file that call
+    could not say of); None for all when the call cannot be made or too few files are plain.
+    Made by columns (each test and the rows mapped in C over the folder): 100,000 files listed in
+    0.48-0.64 s against 0.57-0.69 s with a Python loop per entry."""
     # (each mapped in C a slice per call, ``list_giving_way``: a folder may hold 100,000 files)
     rels = list_giving_way(map(prefix.__add__, names)) if prefix else names
     if kinds is not None:  # an entry the file system did not say of is looked at on its own
@@ -352,13 +353,17 @@ def _plain_rows(
     picks = np.flatnonzero(plain).tolist()
     if len(picks) < BATCH_MIN:
         return None
-    got = stat_columns(dir_path, [names[n] for n in picks])
-    if got is None:
-        return None
-    sizes, mtimes, stamps, bad = got
     paths = map(_joined(dir_path).__add__, map(names.__getitem__, picks))  # as os.DirEntry.path
-    made = map(WalkEntry, map(rels.__getitem__, picks), repeat(source_id), paths,
-               repeat(False), repeat(""), repeat(""), sizes, mtimes, stamps)  # fmt: skip
+    bad: list[int] = []
+    if stat_files:
+        got = stat_columns(dir_path, [names[n] for n in picks])
+        if got is None:
+            return None
+        sizes, mtimes, stamps, bad = got
+        made = map(WalkEntry, map(rels.__getitem__, picks), repeat(source_id), paths,
+                   repeat(False), repeat(""), repeat(""), sizes, mtimes, stamps)  # fmt: skip
+    else:
+        made = map(WalkEntry, map(rels.__getitem__, picks), repeat(source_id), paths)
     out: list[WalkEntry | None] = [None] * len(entries)
     consume_giving_way(map(out.__setitem__, picks, made))  # out[n] = its row, in C
     for i in bad:
