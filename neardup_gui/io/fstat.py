@@ -101,6 +101,9 @@ DT_UNKNOWN, DT_DIR, DT_REG, DT_LNK = 0, 4, 8, 10
 _listing_checked = False
 _listing_disabled = False
 _LIST_BUFFER = 1 << 16  # bytes a getdents64 call fills (glibc's readdir asks for 32 KB)
+# Entries of the folder whose listing is checked against ``os.listdir`` (once a process; not a
+# large one: os.listdir gives the GIL up for every entry, as os.scandir does)
+_CHECK_MAX = 4096
 # The first arrays for a folder's names (bytes) and entries, made four times larger while too small
 _LIST_ROOM, _LIST_COUNT = 1 << 16, 4096
 
@@ -112,7 +115,8 @@ def list_folder(folder: str) -> tuple[list[str], np.ndarray] | None:
     kind, or ``DT_UNKNOWN`` where the file system does not say: the caller stats such an entry).
 
     None when it cannot be done here (not Linux, no numba or no ``getdents64``, or a listing
-    that disagreed with ``os.listdir`` once: the rest of the process then lists by ``os.scandir``)
+    that disagreed with ``os.listdir``, which the first folder of at most ``_CHECK_MAX`` entries
+    listed in a process is checked against: the rest of the process then lists by ``os.scandir``)
     or when the folder cannot be opened or read: the caller lists it with ``os.scandir``, which
     says why it cannot.
     """
@@ -137,7 +141,7 @@ def list_folder(folder: str) -> tuple[list[str], np.ndarray] | None:
     order = sorted(range(len(names)), key=names.__getitem__)
     names = list(map(names.__getitem__, order))
     kinds = kinds[np.array(order, dtype=np.int64)]
-    if not _listing_checked:  # once a process: the same names as os.listdir says
+    if not _listing_checked and len(names) <= _CHECK_MAX:  # once a process: the names os.listdir says
         _listing_checked = True
         try:
             listed = sorted(os.listdir(folder))
