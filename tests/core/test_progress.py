@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -171,8 +172,10 @@ def test_containers_are_emptied_a_slice_at_a_time_giving_way_before_each(monkeyp
 
 @pytest.mark.parametrize("workspace", [True, False])
 def test_a_screen_stands_aside_in_its_loops_when_the_window_is_late(tmp_path: Path, workspace: bool) -> None:
-    """With the heartbeat held and never beaten, the engine's own loops (listing, manifest rows,
-    outputs) wait, whatever progress object the caller gave: here none."""
+    """With the heartbeat held and never beaten, the engine's own loops (the scan's rows, the
+    outputs, the session's rows) wait, whatever progress object the caller gave: here none. (The
+    walk lists a folder and makes its rows in a few calls that hold the GIL briefly, not a loop
+    per file.)"""
     from neardup_gui.core.records import ScreenParams
     from neardup_gui.tasks import screen_folder
 
@@ -188,10 +191,27 @@ def test_a_screen_stands_aside_in_its_loops_when_the_window_is_late(tmp_path: Pa
         WINDOW_HEARTBEAT._gave_up = 0.0
         WINDOW_HEARTBEAT._beater = 0  # this thread beat it in other tests: here it is a worker
         before = WINDOW_HEARTBEAT.waits
+        where: list[str] = []  # the module of each loop that stood aside
+        give_way = WINDOW_HEARTBEAT.give_way
+
+        def noted() -> bool:
+            waited = give_way()
+            if waited is not None:
+                frame = sys._getframe(2)  # (the loop, past progress.give_way or a *_giving_way helper)
+                while frame is not None and frame.f_code.co_filename == progress_mod.__file__:
+                    frame = frame.f_back
+                where.append(Path(frame.f_code.co_filename).stem if frame is not None else "?")
+            return waited
+
+        WINDOW_HEARTBEAT.give_way = noted  # type: ignore[method-assign]
         outcome = screen_folder(source, ScreenParams(), out_dir=tmp_path / "ws" if workspace else None)
         stood_aside = WINDOW_HEARTBEAT.waits - before
     finally:
+        del WINDOW_HEARTBEAT.give_way
         WINDOW_HEARTBEAT.release()
         WINDOW_HEARTBEAT.WAIT, WINDOW_HEARTBEAT.SPACING, WINDOW_HEARTBEAT.STALE = saved
     assert len(outcome.documents) == 40
-    assert stood_aside >= 40  # at least once per file listed
+    assert stood_aside == len(where) and stood_aside >= 5
+    assert {"corpus", "screen"} <= set(where)  # the scan's rows, and the screen's rows let go
+    if workspace:
+        assert {"outputs", "session"} <= set(where)  # the output files and the session's rows
