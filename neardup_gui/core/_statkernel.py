@@ -1,5 +1,5 @@
-"""Compiled kernels (numba) for ``io.fstat``: ``statx`` on many names of one folder, and a folder's
-listing, each without the GIL.
+"""Compiled kernels (numba) for ``io.fstat``: ``statx`` on many names of one folder, a folder's
+listing, and hard links of many names, each without the GIL.
 
 ``os.stat`` gives the GIL up for each system call and takes it back after it; beside another
 thread that holds the interpreter (a rescan reads its cache while the folder is walked) taking it
@@ -10,9 +10,10 @@ the GIL is released once for the whole folder.
 code; its result is the same ``struct statx`` on every Linux architecture (``io.fstat`` reads it
 with a numpy dtype). A folder is listed the same way: ``os.scandir`` gives the GIL up and takes it
 back for every entry it yields (beside a busy thread, 100,000 names took seconds); ``list_names``
-reads every entry with ``getdents64`` (glibc 2.30) in one call. Imported lazily, like the other
-kernels, and each called only where the C library has its symbol (``io.fstat`` checks first:
-numba's link of a missing one would abort the process).
+reads every entry with ``getdents64`` (glibc 2.30) in one call, and ``link_names`` makes many hard
+links (``linkat``) in one call. Imported lazily, like the other kernels, and each called only
+where the C library has its symbol (``io.fstat`` checks first: numba's link of a missing one
+would abort the process).
 """
 
 from __future__ import annotations
@@ -99,3 +100,28 @@ def list_names(fd, buf, little, names, starts, kinds):  # pragma: no cover - com
                 filled += length + 1
                 count += 1
             at += reclen
+
+
+@intrinsic
+def _linkat(typingctx, olddirfd, oldpath, newdirfd, newpath, flags):  # pragma: no cover - compiled
+    """``int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)``."""
+    sig = types.int32(types.int32, types.voidptr, types.int32, types.voidptr, types.int32)
+
+    def codegen(context, builder, signature, args):
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(i32, [i32, i8p, i32, i8p, i32])
+        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, "linkat"), args)
+
+    return sig, codegen
+
+
+@njit(cache=True, nogil=True)
+def link_names(src_fd, dst_fd, names, starts, codes):  # pragma: no cover - compiled
+    """``linkat(src_fd, name_i, dst_fd, name_i, 0)`` for each NUL-terminated name ``i`` of
+    ``names`` (bytes from ``starts[i]``): a hard link of the same name in another folder;
+    ``codes[i]`` is its return value (0, or -1 on error)."""
+    for i in range(starts.size - 1):
+        at = names[starts[i] :].ctypes.data
+        codes[i] = _linkat(src_fd, at, dst_fd, at, 0)
+    return 0

@@ -35,8 +35,8 @@ from neardup_gui.core.progress import list_giving_way
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "BATCH_MIN", "DT_DIR", "DT_LNK", "DT_REG", "DT_UNKNOWN", "batch_available", "list_folder", "stamps_regular",
-    "stat_columns", "stat_regular",
+    "BATCH_MIN", "DT_DIR", "DT_LNK", "DT_REG", "DT_UNKNOWN", "batch_available", "link_batch_available",
+    "link_same_names", "list_folder", "stamps_regular", "stat_columns", "stat_regular",
 ]  # fmt: skip
 
 # Fewer names than this are stat'ed one by one (the batch's arrays cost ~20 µs to set up).
@@ -89,6 +89,63 @@ def _lister() -> Any:
         log.info("no getdents64 in this C library; folders are listed by os.scandir")
         return None
     return kernel
+
+
+_links_disabled = False
+
+
+@functools.lru_cache(maxsize=1)
+def _linker() -> Any:
+    """The kernel module when its hard links can be made here (the C library has ``linkat``)."""
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    try:
+        ctypes.CDLL(None).linkat  # noqa: B018 - the lookup is the check
+    except (AttributeError, OSError):
+        return None
+    return kernel
+
+
+def link_batch_available() -> bool:
+    """Whether ``link_same_names`` can link in one call here (else it returns None)."""
+    return not _links_disabled and _linker() is not None
+
+
+def link_same_names(source_fd: int, target_fd: int, names: Sequence[str]) -> np.ndarray | None:
+    """Hard-link each of ``names`` in the folder open as ``source_fd`` to the same name in the
+    folder open as ``target_fd``, in one call that holds no GIL (``os.link`` gives it up and
+    takes it back for every file: beside a busy thread, each waited its turn).
+
+    Returns per name whether its link was made (False: it failed, e.g. the source is gone or the
+    file system has no hard links; the caller links or writes that one itself), or None when it
+    cannot be done here (the caller links each file with ``os.link``).
+    """
+    kernel = _linker() if not _links_disabled else None
+    if kernel is None or not names:
+        return None if kernel is None else np.zeros(0, dtype=bool)
+    try:
+        joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    starts = np.zeros(len(names) + 1, dtype=np.int64)
+    starts[1:] = np.flatnonzero(joined == 0) + 1
+    if starts.size != len(names) + 1 or starts[-1] != joined.size:
+        return None  # a NUL inside a name
+    codes = np.full(len(names), -1, dtype=np.int32)
+    try:
+        kernel.link_names(np.int32(source_fd), np.int32(target_fd), joined, starts, codes)
+    except Exception as exc:  # the compiled call could not be made
+        _turn_off_links(f"the compiled call failed: {exc}")
+        return None
+    return codes == 0
+
+
+def _turn_off_links(why: str) -> None:
+    global _links_disabled
+    if not _links_disabled:
+        log.warning("hard links in one call turned off (%s); each file is linked on its own", why)
+    _links_disabled = True
 
 
 def batch_available() -> bool:
@@ -356,11 +413,20 @@ def _stat_or_none(path: str) -> os.stat_result | None:
 
 
 def load_kernel() -> bool:
-    """Load (or compile) the compiled stat once, through the path ``stat_regular`` takes; whether
-    it can be used here (``core.warmup``: a rescan's walk then finds it loaded)."""
+    """Load (or compile) the compiled stat, listing and links once, through the paths their
+    callers take; whether the stat can be used here (``core.warmup``: a rescan's walk and its
+    links then find them loaded)."""
     if _kernel() is None:
         return False
     here = os.path.abspath(__file__)
     stat_regular(os.path.dirname(here), [os.path.basename(here)])
     list_folder(os.path.dirname(here))
+    try:  # a link of a name that is not there: nothing made, the machine code loaded
+        fd = os.open(os.path.dirname(here), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return batch_available()
+    try:
+        link_same_names(fd, fd, [".neardup-no-such-file"])
+    finally:
+        os.close(fd)
     return batch_available()

@@ -46,6 +46,7 @@ from neardup_gui.core.normalize import normalize_batch, to_text
 from neardup_gui.core.progress import give_way, slices_giving_way
 from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES, csv_cell
+from neardup_gui.io.fstat import link_same_names, list_folder
 from neardup_gui.io.paths import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -505,7 +506,25 @@ def _write_files(folder: Path, folder_fd: int | None, files: list[tuple[str, byt
 
 
 def _link_files(folder: Path, folder_fd: int | None, links: list[tuple[str, str | Path]]) -> list[str]:
-    """Hard-link earlier normalized files into ``folder``; returns the names that could not be."""
+    """Hard-link earlier normalized files into ``folder``; returns the names that could not be.
+
+    Files of one folder linked under their own names (the usual case: the last run's
+    ``normalized/``) are linked in one call that holds no GIL (``fstat.link_same_names``): a
+    rescan links them on a thread while the screen runs, and ``os.link`` per file waited for the
+    GIL at every file there."""
+    batch = _same_names_in_one_folder(links) if folder_fd is not None and links else None
+    if batch is not None:
+        try:
+            source_fd = os.open(batch, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            source_fd = None
+        if source_fd is not None:
+            try:
+                made = link_same_names(source_fd, folder_fd, [name for name, _ in links])
+            finally:
+                os.close(source_fd)
+            if made is not None:
+                links = [link for link, ok in zip(links, made.tolist()) if not ok]  # each looked at again below
     failed = []
     for name, source in links:
         try:
@@ -516,6 +535,14 @@ def _link_files(folder: Path, folder_fd: int | None, links: list[tuple[str, str 
         except OSError:  # no hard links here (some network and FAT file systems), or it is gone
             failed.append(name)
     return failed
+
+
+def _same_names_in_one_folder(links: list[tuple[str, str | Path]]) -> str | None:
+    """The folder every source of ``links`` is in when each has the name it is linked as, else None."""
+    folders = {os.path.dirname(source) for _, source in links}
+    if len(folders) != 1 or any(os.path.basename(source) != name for name, source in links):
+        return None
+    return os.fspath(folders.pop())
 
 
 def write_normalized(
@@ -708,8 +735,12 @@ def reusable_normalized(
             return {}
         if previous["versions"] != dict(versions):
             return {}
-        with os.scandir(folder) as listing:  # 100,000 names: the listing's system calls give way too
-            present = {e.name for part in slices_giving_way(listing, 1024) for e in part if e.name.endswith(".txt")}
+        listed = list_folder(os.fspath(folder))  # in one call (a rescan does this on a thread meanwhile)
+        if listed is not None:
+            present = {name for name in listed[0] if name.endswith(".txt")}
+        else:
+            with os.scandir(folder) as listing:  # 100,000 names: the listing's system calls give way too
+                present = {e.name for part in slices_giving_way(listing, 1024) for e in part if e.name.endswith(".txt")}
         # Read whole, then parsed: parsing as it reads lets go of the GIL at every 8 KB read, and
         # such a loop keeps a waiting window thread out (core.progress.Heartbeat); decoded into the
         # parser's buffer 1 MB a call (20 MB at 100,000 files: one call held the GIL ~40 ms).
@@ -783,6 +814,7 @@ def prelink_normalized(
     documents: tuple[tuple[str, ...], int],
     name: str,
     stale: tuple[str, ...] = (),
+    background: bool = True,
 ) -> str:
     """Hard-link the reusable files of the workspace's ``normalized/`` (``reusable_normalized``)
     into a new folder ``out_dir/name``, ahead of a screen's outputs (a rescan's helper process
@@ -793,8 +825,11 @@ def prelink_normalized(
 
     ``stale``: folders beside it whose names start so are removed first (left by a screen that
     stopped before it could use or remove its own, or by a helper process stopped while removing).
+    ``background``: run at a lower CPU priority (``_yield_cpu``: in a helper process; not on a
+    thread of the screen's own process, which it would slow down whole).
     """
-    _yield_cpu()
+    if background:
+        _yield_cpu()
     folder = Path(out_dir) / name
     if stale:
         try:

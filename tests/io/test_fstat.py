@@ -298,3 +298,61 @@ def test_an_entry_the_listing_could_not_say_of_is_looked_at_as_os_scandir_does(t
                 assert entry.is_file(follow_symlinks=follow) == real.is_file(follow_symlinks=follow), name
     gone = walk_mod._ListedEntry("gone.txt", str(folder / "gone.txt"), fstat.DT_UNKNOWN)
     assert not gone.is_file(follow_symlinks=False) and not gone.is_dir() and not gone.is_symlink()
+
+
+@linux_only
+def test_hard_links_made_in_one_call_are_those_os_link_makes(tmp_path: Path) -> None:
+    source, target = tmp_path / "old", tmp_path / "new"
+    source.mkdir()
+    target.mkdir()
+    names = [f"d{i:04d}.txt" for i in range(50)] + [os.fsdecode(b"\xffbad.txt"), "链接.txt"]
+    for name in names:
+        (source / name).write_text(name, encoding="utf-8", errors="surrogateescape")
+    (target / names[3]).write_text("already here", encoding="utf-8")  # a link cannot replace a file
+    asked = [*names, "gone.txt"]
+    src_fd, dst_fd = os.open(source, os.O_RDONLY), os.open(target, os.O_RDONLY)
+    try:
+        made = fstat.link_same_names(src_fd, dst_fd, asked)
+    finally:
+        os.close(src_fd)
+        os.close(dst_fd)
+    assert fstat.link_batch_available() and made is not None
+    assert made.tolist() == [name != names[3] for name in names] + [False]
+    for name in names:
+        if name != names[3]:
+            assert os.stat(target / name).st_ino == os.stat(source / name).st_ino  # the same file
+    assert (target / names[3]).read_text(encoding="utf-8") == "already here"
+
+
+@linux_only
+@pytest.mark.parametrize("batch", [True, False])
+def test_normalized_files_are_linked_the_same_in_one_call_or_one_by_one(
+    tmp_path: Path, batch: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup_gui.io import outputs
+
+    old = tmp_path / "normalized"
+    old.mkdir()
+    for i in range(20):
+        (old / f"d{i:02d}.txt").write_text(f"第{i}篇", encoding="utf-8")
+    calls: list[int] = []
+    real = outputs.link_same_names
+    monkeypatch.setattr(outputs, "link_same_names", lambda s, d, names: calls.append(len(names)) or real(s, d, names))
+    if not batch:
+        monkeypatch.setattr(fstat, "_links_disabled", True)
+    links = [(f"d{i:02d}.txt", os.path.join(old, f"d{i:02d}.txt")) for i in range(20)]
+    links.append(("gone.txt", str(old / "gone.txt")))
+    folder = tmp_path / "new"
+    folder.mkdir()
+    with outputs._folder_handle(folder) as fd:
+        failed = outputs._link_files(folder, fd, links)
+    assert calls == [21]
+    assert failed == ["gone.txt"]  # (looked at again one by one: still not there)
+    assert sorted(p.name for p in folder.iterdir()) == [f"d{i:02d}.txt" for i in range(20)]
+    assert all(os.stat(folder / f"d{i:02d}.txt").st_ino == os.stat(old / f"d{i:02d}.txt").st_ino for i in range(20))
+    calls.clear()
+    other = tmp_path / "other"
+    other.mkdir()
+    with outputs._folder_handle(other) as fd:  # renamed: linked one by one
+        assert outputs._link_files(other, fd, [("renamed.txt", str(old / "d01.txt"))]) == []
+    assert calls == [] and (other / "renamed.txt").read_text(encoding="utf-8") == "第1篇"

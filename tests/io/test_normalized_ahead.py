@@ -144,3 +144,80 @@ def test_the_writer_takes_batches_from_several_threads_and_moves_or_removes_its_
     dropped.add(ids[:5], normalize_batch([texts[d] for d in ids[:5]], options))
     dropped.discard()
     assert not (tmp_path / "dropped").exists() and dropped.take(tmp_path / "late") is None
+
+
+def _inodes(out: Path) -> dict[str, int]:
+    return {p.name[: -len(".txt")]: p.stat().st_ino for p in (out / "normalized").iterdir()}
+
+
+def test_a_small_rescan_links_the_earlier_files_on_a_thread_and_writes_the_changed_ones(
+    source, tmp_path, monkeypatch
+) -> None:
+    import os
+    import time
+
+    rng = random.Random(5)
+    for i in range(40):  # one file of 71 changed: the rest is taken from the prepare cache
+        (source / f"more{i:02d}.txt").write_text("".join(chr(0x4E00 + rng.randrange(2500)) for _ in range(200)),
+                                                 encoding="utf-8")  # fmt: skip
+    out = tmp_path / "ws"
+    screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    before = _inodes(out)
+    time.sleep(2.1)  # (files written this recently are hashed again by the rescan, whatever their stamp)
+    changed = source / "05.txt"
+    changed.write_text(changed.read_text(encoding="utf-8") + "新增的一段文字。", encoding="utf-8")
+    jobs: list[tuple[str, bool]] = []  # (thread, background) of each linking job
+    real = outputs.prelink_normalized
+
+    def linking(*args, background: bool = True) -> str:
+        jobs.append((threading.current_thread().name, background))
+        return real(*args, background=background)
+
+    monkeypatch.setattr(outputs, "prelink_normalized", linking)
+    again = screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    assert len(jobs) == 1 and jobs[0][0].startswith("neardup-prelink") and jobs[0][1] is False
+    assert again.run.counts["prepared_from_cache"] == len(again.documents) - 2  # (and the empty file)
+    assert _normalized(out) == _expected(source, again)  # every file, the changed one's made afresh
+    after = _inodes(out)
+    moved = next(d.doc_id for d in again.documents if d.path == "05.txt")
+    assert after[moved] != before[moved]
+    kept = [d for d in before if d != moved]
+    assert kept and [d for d in kept if after[d] != before[d]] == []  # the others: the earlier run's files, linked
+    assert _scratch(out) == []
+    assert not os.path.exists(out / "normalized.written")
+
+
+def test_the_linking_thread_leaves_the_folder_the_screen_writes_into(source, tmp_path) -> None:
+    # The thread clears folders stopped screens left in cache/, but not the one this screen's
+    # writer was given (it removed it once, and the written files were lost to a slower path).
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    writer, made = screen_mod._normalized_writer(out)
+    assert writer is not None and not made
+    left = out / "cache" / f"{screen_mod._Prelink.PREFIX}1-1"  # left by a stopped screen
+    left.mkdir()
+    with ThreadPoolExecutor(1) as pool:
+        job = screen_mod._Prelink.start(pool, out, PARAMS, outcome.run.versions, outcome.documents)
+        assert job is not None
+        linked = job.take(tmp_path / "linked")
+    assert writer.path.is_dir() and not left.exists()
+    writer.discard()
+    assert linked is not None and sorted(linked) == sorted(p.stem for p in (tmp_path / "linked").iterdir())
+    assert sorted(linked) == sorted(_normalized(out))
+
+
+def test_a_rescan_that_prepares_every_document_again_links_nothing_ahead(source, tmp_path, monkeypatch) -> None:
+    import time
+
+    out = tmp_path / "ws"
+    screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    time.sleep(2.1)
+    changed = source / "05.txt"  # one of 31: past the share a rescan takes from the prepare cache
+    changed.write_text(changed.read_text(encoding="utf-8") + "新增的一段文字。", encoding="utf-8")
+    jobs: list[str] = []
+    real = outputs.prelink_normalized
+    monkeypatch.setattr(outputs, "prelink_normalized", lambda *a, **k: jobs.append("linked") or real(*a, **k))
+    again = screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    assert again.run.counts["prepared_from_cache"] == 0
+    assert jobs == []  # every file is written as it is normalized again: links would all be replaced
+    assert _normalized(out) == _expected(source, again)

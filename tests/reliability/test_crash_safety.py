@@ -77,9 +77,11 @@ def _copy(base: Path, target: Path) -> Path:
 def test_a_kill_at_any_step_of_writing_the_outputs_leaves_one_complete_run(small_corpus, workspace, tmp_path) -> None:
     corpus = small_corpus
     base, steps = workspace
-    # Before the staged files, only the move of the normalized/ written as the documents were
-    # prepared (a scratch folder of cache/) into the staging folder; killed there, the run is lost.
-    assert steps[:4] == ["replace normalized", "staged", "commit-begin", "committed"], steps
+    # Before the staged files, only the moves of normalized/ made ahead into the staging folder (a
+    # rescan: the earlier run's files linked meanwhile, and beside them those written as the
+    # documents were prepared, each a scratch folder of cache/); killed there, the run is lost.
+    ahead = ["replace normalized", "replace normalized.written"]
+    assert steps[:5] == [*ahead, "staged", "commit-begin", "committed"], steps
     assert steps.index("replace run.json") > max(steps.index("replace manifest.csv"), steps.index("replace candidates.csv"))
     previous = check_workspace(base)
     runs_before = _runs(base)
