@@ -124,14 +124,10 @@ def link_same_names(source_fd: int, target_fd: int, names: Sequence[str]) -> np.
     kernel = _linker() if not _links_disabled else None
     if kernel is None or not names:
         return None if kernel is None else np.zeros(0, dtype=bool)
-    try:
-        joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
-    except UnicodeEncodeError:
+    encoded = _encoded(names)
+    if encoded is None:
         return None
-    starts = np.zeros(len(names) + 1, dtype=np.int64)
-    starts[1:] = np.flatnonzero(joined == 0) + 1
-    if starts.size != len(names) + 1 or starts[-1] != joined.size:
-        return None  # a NUL inside a name
+    joined, starts = encoded
     codes = np.full(len(names), -1, dtype=np.int32)
     try:
         kernel.link_names(np.int32(source_fd), np.int32(target_fd), joined, starts, codes)
@@ -244,6 +240,20 @@ def _turn_off_listing(why: str) -> None:
     _listing_disabled = True
 
 
+def _encoded(names: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``os.fsencode`` of each name, joined, each NUL-terminated, and where each starts (then the
+    end); None when a name cannot be encoded or holds a NUL (not a name a listing gives)."""
+    try:
+        joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    starts = np.zeros(len(names) + 1, dtype=np.int64)
+    starts[1:] = np.flatnonzero(joined == 0) + 1
+    if starts.size != len(names) + 1 or starts[-1] != joined.size:
+        return None
+    return joined, starts
+
+
 def _turn_off(why: str) -> None:
     global _disabled
     if not _disabled:
@@ -310,15 +320,10 @@ def stat_columns(
     kernel = _kernel() if not _disabled else None
     if kernel is None or not names:
         return None
-    # os.fsencode of each name, joined, each NUL-terminated (a name holding a NUL is refused below)
-    try:
-        joined = np.frombuffer(("\0".join(names) + "\0").encode(_FS_ENCODING, _FS_ERRORS), dtype=np.uint8)
-    except UnicodeEncodeError:
+    encoded = _encoded(names)
+    if encoded is None:
         return None
-    starts = np.zeros(len(names) + 1, dtype=np.int64)
-    starts[1:] = np.flatnonzero(joined == 0) + 1
-    if starts.size != len(names) + 1 or starts[-1] != joined.size:
-        return None  # a NUL inside a name: not a name scandir gives
+    joined, starts = encoded
     raw = np.empty((len(names), _STATX.itemsize), dtype=np.uint8)
     codes = np.full(len(names), -1, dtype=np.int32)
     try:

@@ -261,7 +261,7 @@ def candidate_rows(
 ) -> list[tuple[Any, ...]]:
     """One row per candidate, in ``CANDIDATE_COLUMNS`` order; scores with six decimals.
 
-    Made column by column, each mapped in C (8,800 rows: 0.14 -> ~0.09 s with the file's writing,
+    Made column by column, each mapped in C (8,800 rows: 0.14 -> 0.11 s with the file's writing,
     which every screen does)."""
     cands = candidates if isinstance(candidates, (list, tuple)) else list(candidates)
     lefts = list(map(documents.__getitem__, map(_left_of, cands)))
@@ -505,14 +505,17 @@ def _write_files(folder: Path, folder_fd: int | None, files: list[tuple[str, byt
             os.close(fd)
 
 
-def _link_files(folder: Path, folder_fd: int | None, links: list[tuple[str, str | Path]]) -> list[str]:
+def _link_files(
+    folder: Path, folder_fd: int | None, links: list[tuple[str, str | Path]], compiled: bool = True
+) -> list[str]:
     """Hard-link earlier normalized files into ``folder``; returns the names that could not be.
 
     Files of one folder linked under their own names (the usual case: the last run's
     ``normalized/``) are linked in one call that holds no GIL (``fstat.link_same_names``): a
     rescan links them on a thread while the screen runs, and ``os.link`` per file waited for the
-    GIL at every file there."""
-    batch = _same_names_in_one_folder(links) if folder_fd is not None and links else None
+    GIL at every file there. Not ``compiled``: one ``os.link`` each (a helper process that has
+    no use for the compiled code loaded: ~125 MB and ~1 s to load it)."""
+    batch = _same_names_in_one_folder(links) if compiled and folder_fd is not None and links else None
     if batch is not None:
         try:
             source_fd = os.open(batch, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -721,13 +724,17 @@ _NORMALIZED_KEYS = ("normalize", "docx_tables", "docx_headers_footers")
 
 
 def reusable_normalized(
-    out_dir: Path, params: Mapping[str, Any], versions: Mapping[str, str], documents: Iterable[tuple[str, str, str]]
+    out_dir: Path,
+    params: Mapping[str, Any],
+    versions: Mapping[str, str],
+    documents: Iterable[tuple[str, str, str]],
+    compiled: bool = True,
 ) -> dict[str, str]:
     """doc_id -> its file in the workspace's current ``normalized/``, for the documents
     (``(doc_id, path, sha256)``) whose file has the same path and SHA-256 as in the run that
     wrote it, made with the same normalization and extraction options (``params``:
     ``ScreenParams.to_dict()``) and ``versions`` (so the same bytes); empty when that cannot be
-    told."""
+    told. ``compiled``: the folder may be listed by the compiled listing (``fstat.list_folder``)."""
     folder = Path(out_dir) / NORMALIZED_DIR
     try:
         previous = json.loads((Path(out_dir) / "run.json").read_text(encoding="utf-8"))
@@ -735,7 +742,7 @@ def reusable_normalized(
             return {}
         if previous["versions"] != dict(versions):
             return {}
-        listed = list_folder(os.fspath(folder))  # in one call (a rescan does this on a thread meanwhile)
+        listed = list_folder(os.fspath(folder)) if compiled else None  # in one call (a rescan's thread)
         if listed is not None:
             present = {name for name in listed[0] if name.endswith(".txt")}
         else:
@@ -825,8 +832,9 @@ def prelink_normalized(
 
     ``stale``: folders beside it whose names start so are removed first (left by a screen that
     stopped before it could use or remove its own, or by a helper process stopped while removing).
-    ``background``: run at a lower CPU priority (``_yield_cpu``: in a helper process; not on a
-    thread of the screen's own process, which it would slow down whole).
+    ``background``: in a helper process: run at a lower CPU priority (``_yield_cpu``; a thread of
+    the screen's own process would slow it down whole) and without loading the compiled listing
+    and links (the thread uses them: they hold no GIL).
     """
     if background:
         _yield_cpu()
@@ -838,10 +846,11 @@ def prelink_normalized(
             siblings = []
         for old in siblings:
             remove_folder(old)
-    reuse = reusable_normalized(Path(out_dir), params, versions, split_columns(*documents))
+    reuse = reusable_normalized(Path(out_dir), params, versions, split_columns(*documents), compiled=not background)
     folder.mkdir(parents=True)
     with _folder_handle(folder) as folder_fd:
-        failed = set(_link_files(folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()]))
+        links = [(f"{d}.txt", p) for d, p in reuse.items()]
+        failed = set(_link_files(folder, folder_fd, links, compiled=not background))
     return "\0".join(d for d in reuse if f"{d}.txt" not in failed)
 
 

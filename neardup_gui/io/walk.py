@@ -395,19 +395,23 @@ class _ListedEntry:
     """The parts of ``os.DirEntry`` the walk uses, from a listed name and ``d_type``: what the
     listing said when it said it, else what ``lstat`` says (as ``os.DirEntry`` does)."""
 
-    __slots__ = ("name", "path", "_kind")
+    __slots__ = ("name", "path", "_kind", "_looked")
 
     def __init__(self, name: str, path: str, kind: int) -> None:
         self.name, self.path, self._kind = name, path, kind
+        self._looked: int | None = None
 
     def _mode(self) -> int | None:
-        """The entry's file type bits, not following a link (None when it is gone)."""
+        """The entry's file type bits, not following a link (None when it is gone); an ``lstat``
+        made once, as ``os.DirEntry`` keeps what it found."""
         if self._kind != DT_UNKNOWN:
             return _DT_MODE.get(self._kind, 0)
-        try:
-            return stat.S_IFMT(os.lstat(self.path).st_mode)
-        except FileNotFoundError:
-            return None
+        if self._looked is None:
+            try:
+                self._looked = stat.S_IFMT(os.lstat(self.path).st_mode)
+            except FileNotFoundError:
+                self._looked = -1
+        return self._looked if self._looked >= 0 else None
 
     def is_symlink(self) -> bool:
         return self._mode() == stat.S_IFLNK

@@ -420,6 +420,8 @@ def screen_folder(
         release_free_memory()  # the stages' garbage (~150 MB at 100,000 files), not the outcome's
         return outcome
     finally:
+        if linker is not None:  # its links done first: a screen stopped meanwhile then removes them
+            linker.shutdown(wait=True)
         for made_ahead in (prelink, writer):  # unless moved into the outputs
             if made_ahead is not None:
                 made_ahead.discard()
@@ -430,8 +432,6 @@ def screen_folder(
                 pass
         if checker is not None:  # what it was given last still runs (the old normalized/ removed)
             checker.close(finish=True)
-        if linker is not None:
-            linker.shutdown(wait=True)
 
 
 def _release(stamps: dict[str, Any], corpus: LoadedCorpus, ahead: _OutputsAhead | None, result: ScreenResult) -> None:

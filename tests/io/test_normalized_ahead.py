@@ -174,6 +174,12 @@ def test_a_small_rescan_links_the_earlier_files_on_a_thread_and_writes_the_chang
         return real(*args, background=background)
 
     monkeypatch.setattr(outputs, "prelink_normalized", linking)
+    event = threading.Event()  # stopped once: the workspace as it was, nothing linked left behind
+    stop = CallbackProgress(lambda stage, done, total: event.set() if stage == "candidates" else None, event, 0)
+    with pytest.raises(Cancelled):
+        screen_folder(source, PARAMS, out_dir=out, with_normalized=True, progress=stop)
+    assert len(jobs) == 1 and _inodes(out) == before and _scratch(out) == []
+    jobs.clear()
     again = screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
     assert len(jobs) == 1 and jobs[0][0].startswith("neardup-prelink") and jobs[0][1] is False
     assert again.run.counts["prepared_from_cache"] == len(again.documents) - 2  # (and the empty file)
@@ -221,3 +227,19 @@ def test_a_rescan_that_prepares_every_document_again_links_nothing_ahead(source,
     assert again.run.counts["prepared_from_cache"] == 0
     assert jobs == []  # every file is written as it is normalized again: links would all be replaced
     assert _normalized(out) == _expected(source, again)
+
+
+def test_the_helper_process_links_without_loading_the_compiled_code(source, tmp_path, monkeypatch) -> None:
+    # The rescan's light helper process never loads numba (~125 MB, ~1 s): os.link and os.scandir there.
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, with_normalized=True)
+    used: list[str] = []
+    monkeypatch.setattr(outputs, "_yield_cpu", lambda: used.append("niced"))  # (not this test process)
+    monkeypatch.setattr(outputs, "link_same_names", lambda *a: used.append("compiled links"))
+    monkeypatch.setattr(outputs, "list_folder", lambda *a: used.append("compiled listing"))
+    rows = [(d.doc_id, d.path, d.sha256) for d in outcome.documents if d.usable and d.sha256]
+    joined = outputs.prelink_normalized(str(out), PARAMS.to_dict(), outcome.run.versions,
+                                        (outputs.joined_columns(rows), len(rows)), "cache/.normalized-prelinked-t")
+    assert used == ["niced"]
+    assert sorted(joined.split("\0")) == sorted(d for d, _, _ in rows if d in _normalized(out))
+    assert len(list((out / "cache" / ".normalized-prelinked-t").iterdir())) == len(joined.split("\0"))
