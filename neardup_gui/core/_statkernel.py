@@ -84,6 +84,8 @@ def list_names(fd, buf, little, names, starts, kinds):  # pragma: no cover - com
                 reclen = np.int64(buf[at + 16]) | (np.int64(buf[at + 17]) << 8)
             else:
                 reclen = (np.int64(buf[at + 16]) << 8) | np.int64(buf[at + 17])
+            if reclen < 20 or at + reclen > got:  # not a record getdents64 writes
+                return -1
             first = at + 19
             end = first
             while end < at + reclen and buf[end] != 0:

@@ -388,6 +388,19 @@ class PrepareCache:
         return len(self.shas)
 
 
+def cached_positions(cache: PrepareCache, shas: Sequence[str]) -> dict[int, int]:
+    """Position in ``shas`` -> the ``cache`` entry a rescan takes that document from (-1: known to
+    have no shingles); empty when more than ``INCREMENTAL_MAX_SHARE`` of them are new (every
+    document is then prepared again)."""
+    entries = cache.positions(shas)
+    reuse = {p: e for p, e in enumerate(entries) if e is not None}
+    if len(reuse) < len(shas) and cache.no_shingles:
+        reuse.update((p, -1) for p, e in enumerate(entries) if e is None and shas[p] in cache.no_shingles)
+    if len(shas) - len(reuse) > INCREMENTAL_MAX_SHARE * len(shas):
+        return {}
+    return reuse
+
+
 def prepare(
     doc_ids: Sequence[str],
     texts: Mapping[str, str],
@@ -434,13 +447,7 @@ def prepare(
     total = len(doc_ids)
     reuse: dict[int, int] = {}  # position -> cache entry (-1: known to have no shingles)
     if cache is not None and keys is not None and not (keep_cps or keep_hashes) and cache.key == cache_key(params):
-        shas = list_giving_way(map(keys.get, doc_ids, itertools.repeat("")))
-        entries = cache.positions(shas)
-        reuse = {p: e for p, e in enumerate(entries) if e is not None}
-        if len(reuse) < total and cache.no_shingles:
-            reuse.update((p, -1) for p, e in enumerate(entries) if e is None and shas[p] in cache.no_shingles)
-        if total - len(reuse) > INCREMENTAL_MAX_SHARE * total:
-            reuse = {}
+        reuse = cached_positions(cache, list_giving_way(map(keys.get, doc_ids, itertools.repeat(""))))
     todo = [p for p in range(total) if p not in reuse]
     if listens(progress):  # the stages ahead, now that the texts are read and the cache looked up
         known = lengths if lengths is not None else [0] * total

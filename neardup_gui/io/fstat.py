@@ -77,34 +77,30 @@ def _kernel() -> Any:
     return kernel_module("_statkernel", "os.stat per file")
 
 
-@functools.lru_cache(maxsize=1)
-def _lister() -> Any:
-    """The kernel module when its listing can run here (the C library has ``getdents64``), else None."""
-    kernel = _kernel()
-    if kernel is None:
-        return None
-    try:  # glibc before 2.30: no getdents64 symbol (numba's link of it would abort the process)
-        ctypes.CDLL(None).getdents64  # noqa: B018 - the lookup is the check
-    except (AttributeError, OSError):
-        log.info("no getdents64 in this C library; folders are listed by os.scandir")
-        return None
-    return kernel
-
-
-_links_disabled = False
-
-
-@functools.lru_cache(maxsize=1)
-def _linker() -> Any:
-    """The kernel module when its hard links can be made here (the C library has ``linkat``)."""
+@functools.lru_cache(maxsize=None)
+def _kernel_with(symbol: str) -> Any:
+    """The kernel module when the C library also has ``symbol`` (``getdents64``: glibc 2.30;
+    ``linkat``), else None: numba's link of a missing symbol would abort the process."""
     kernel = _kernel()
     if kernel is None:
         return None
     try:
-        ctypes.CDLL(None).linkat  # noqa: B018 - the lookup is the check
+        getattr(ctypes.CDLL(None), symbol)
     except (AttributeError, OSError):
+        log.info("no %s in this C library; the call is made per file or entry instead", symbol)
         return None
     return kernel
+
+
+def _lister() -> Any:
+    return _kernel_with("getdents64")
+
+
+def _linker() -> Any:
+    return _kernel_with("linkat")
+
+
+_links_disabled = False
 
 
 def link_batch_available() -> bool:

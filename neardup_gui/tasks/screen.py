@@ -29,7 +29,7 @@ from neardup_gui.core import helper as helper_mod
 from neardup_gui.core.machine import usable_cores
 from neardup_gui.core.memory import pauses_cycle_collector, release_free_memory
 from neardup_gui.core.pipeline import PairMemo, ScreenResult, screen
-from neardup_gui.core.prepare import INCREMENTAL_MAX_SHARE, PrepareCache, cache_key
+from neardup_gui.core.prepare import PrepareCache, cache_key, cached_positions
 from neardup_gui.core.progress import NULL_PROGRESS, Progress, dict_giving_way, empty_giving_way
 from neardup_gui.core.records import FILE_STATUSES, Candidate, Document, RunRecord, ScreenParams
 from neardup_gui.io import outputs
@@ -584,14 +584,12 @@ class _Prelink:
 
 
 def _prepared_from_cache(cache: PrepareCache | None, usable: Sequence[Document], params: ScreenParams) -> bool:
-    """Whether ``prepare`` will take these documents from ``cache`` (few of them new: see
-    ``core.prepare.INCREMENTAL_MAX_SHARE``), so that few get new normalized files; else every one
-    is normalized again and written as it is (links made ahead would all be replaced)."""
+    """Whether ``prepare`` will take these documents from ``cache`` (few of them new:
+    ``core.prepare.cached_positions``), so that few get new normalized files; else every one is
+    normalized again and written as it is (links made ahead would all be replaced)."""
     if cache is None or cache.key != cache_key(params) or not usable:
         return False
-    shas = [d.sha256 for d in usable]
-    new = [sha for sha, at in zip(shas, cache.positions(shas)) if at is None and sha not in cache.no_shingles]
-    return len(new) <= INCREMENTAL_MAX_SHARE * len(usable)
+    return bool(cached_positions(cache, [d.sha256 for d in usable]))
 
 
 class _LinkedAndWritten:
