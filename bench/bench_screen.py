@@ -102,6 +102,22 @@ def _removed_meanwhile(space: Path, limit: float = 120.0) -> None:
         time.sleep(0.05)
 
 
+def _create_files(folder: Path, sizes: list[int]) -> float:
+    """Seconds to create one new file of each size in ``folder`` (made here), one after another,
+    as ``io.outputs`` writes ``normalized/`` (open, one write, close); the time of the disk alone."""
+    folder.mkdir()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    payload = "正文".encode("utf-8") * (max(sizes, default=0) // 6 + 1)
+    t = time.perf_counter()
+    for i, size in enumerate(sizes):
+        fd = os.open(folder / f"d{i:016x}.txt", flags, 0o666)
+        try:
+            os.write(fd, payload[:size])
+        finally:
+            os.close(fd)
+    return time.perf_counter() - t
+
+
 def _reset_peak() -> None:
     """Start this process's peak resident memory again from what is resident now (Linux)."""
     try:
@@ -205,6 +221,12 @@ def _child(mode: str, folder: str, limit: int) -> dict:
                         out["rescan_reused"] = counts.get("prepared_from_cache", 0)
                         out["rescan_pairs_reused"] = counts.get("pairs_from_previous_run", 0)
                         out["rescan_not_read"] = counts.get("unchanged_files_not_read", 0)
+            # The disk's share of normalized/: as many files as the warm screen wrote there, of the
+            # same sizes, created alone in the same place, one after another as the writer does
+            # (last: its writing back must not slow the runs above).
+            sizes = [p.stat().st_size for p in (Path(tmp) / "warm" / "normalized").iterdir() if p.suffix == ".txt"]
+            out["normalized_files"] = len(sizes)
+            out["create_files"] = _create_files(Path(tmp) / "disk", sizes)
     elif mode == "lower_bound":
         import numpy as np
 
@@ -343,6 +365,10 @@ def main() -> int:
                      f"{outs['warm_no_normalized'] / lb:.1f}x"))  # fmt: skip
     print(row.format("screen_folder with outputs, warm, with normalized/", outs["warm"], docs / outs["warm"],
                      peak("warm"), f"{outs['warm'] / lb:.1f}x"))  # fmt: skip
+    if "create_files" in outs:  # what normalized/ costs, against what the disk takes to create its files
+        label = f"    its {outs['normalized_files']} files created alone, one by one (the disk)"
+        print(row.format(label, outs["create_files"], outs["normalized_files"] / max(outs["create_files"], 1e-9), "",
+                         f"+{outs['warm'] - outs['warm_no_normalized']:.2f} s"))  # fmt: skip
     if "rescan_1pct" in outs:
         print(row.format("first screen of a copy, writing the prepare cache", outs["full_with_cache_write"],
                          docs / outs["full_with_cache_write"], "", ""))  # fmt: skip
