@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from neardup_gui.core.normalize import normalize_batch, to_text
-from neardup_gui.core.progress import give_way, slices_giving_way
+from neardup_gui.core.progress import NULL_PROGRESS, Progress, give_way, slices_giving_way
 from neardup_gui.core.records import Candidate, Document, NormalizeOptions
 from neardup_gui.io.cellsafe import FORMULA_PREFIXES, csv_cell
 from neardup_gui.io.fstat import link_same_names, list_folder
@@ -556,6 +556,7 @@ def write_normalized(
     reuse: Mapping[str, str | Path] | None = None,
     *,
     linked: Iterable[str] | None = None,
+    progress: Progress = NULL_PROGRESS,
 ) -> None:
     """Write ``<doc_id>.txt`` with each document's normalized text (UTF-8) into a new ``folder``.
 
@@ -570,6 +571,9 @@ def write_normalized(
     ``linked``: ``folder`` exists already, made by ``prelink_normalized``, holding these doc_ids'
     files: the others of ``doc_ids`` are written into it, and a file of a document not in
     ``doc_ids`` is removed.
+
+    ``progress``: told of the files written (stage ``"normalized"``) and checked between batches
+    (``Cancelled`` leaves the folder as far as it got).
 
     Raises:
         FileExistsError: ``folder`` exists and ``linked`` is None (it is a fresh staging folder).
@@ -589,6 +593,8 @@ def write_normalized(
         linking = writer.submit(_link_files, folder, folder_fd, [(f"{d}.txt", p) for d, p in reuse.items()])
         pending: deque[Future[None]] = deque()
         for lo in range(0, len(ids), _NORMALIZE_BATCH):
+            progress.check()
+            progress.report("normalized", lo, len(ids))
             batch = ids[lo : lo + _NORMALIZE_BATCH]
             files = [
                 (f"{doc_id}.txt", to_text(cps).encode("utf-8"))
@@ -654,6 +660,8 @@ class NormalizedWriter:
             raise
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="neardup-normalized")
         self._room = threading.BoundedSemaphore(_WRITER_BATCHES_AHEAD)
+        self._queued = 0  # batches given and not written yet
+        self._queue_changed = threading.Condition()
         self._written: list[str] = []
         self._failed: BaseException | None = None
         self._closed = self._taken = self._dropped = False
@@ -663,10 +671,29 @@ class NormalizedWriter:
         if self._closed or self._failed is not None:
             return
         self._room.acquire()
+        with self._queue_changed:
+            self._queued += 1
         try:
             self._pool.submit(self._write, list(doc_ids), list(cps))
         except RuntimeError:  # closed meanwhile
             self._room.release()
+            self._batch_done()
+
+    @property
+    def written(self) -> int:
+        """Files written so far."""
+        return len(self._written)
+
+    def settled(self, timeout: float | None = None) -> bool:
+        """Wait at most ``timeout`` seconds for the batches given to be written (or skipped);
+        whether they are."""
+        with self._queue_changed:
+            return self._queue_changed.wait_for(lambda: self._queued == 0, timeout)
+
+    def _batch_done(self) -> None:
+        with self._queue_changed:
+            self._queued -= 1
+            self._queue_changed.notify_all()
 
     def _write(self, doc_ids: list[str], cps: list[np.ndarray]) -> None:
         try:
@@ -679,6 +706,7 @@ class NormalizedWriter:
             self._failed = exc
         finally:
             self._room.release()
+            self._batch_done()
 
     def _finish(self) -> None:
         if not self._closed:
@@ -703,6 +731,10 @@ class NormalizedWriter:
             return None
         self._taken = True
         return self._written
+
+    def stop(self) -> None:
+        """Write no more of the batches queued (returns at once; ``discard`` then removes the folder)."""
+        self._dropped = True
 
     def discard(self) -> None:
         """Stop (the batches queued are not written) and remove the folder unless taken."""

@@ -10,6 +10,7 @@ Each reads through ``neardup_gui.io``, computes with ``neardup_gui.core`` and st
 
 from neardup_gui.tasks.screen import (
     SESSION_FILE,
+    PendingNormalized,
     ScreenOutcome,
     library_versions,
     manifest_digest,
@@ -27,6 +28,7 @@ __all__ = [
     "EvaluationRun",
     "ExportRefused",
     "ExportSummary",
+    "PendingNormalized",
     "SESSION_FILE",
     "ScreenOutcome",
     "evaluate_labels",

@@ -13,6 +13,7 @@ import logging
 import operator
 import os
 import platform
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -78,6 +79,8 @@ class ScreenOutcome:
         run: The run record.
         out_dir: Where outputs were written, or None.
         changed_files: (relative path, what changed) for files that changed during the run.
+        normalized_pending: The run's ``normalized/`` when the screen left it to be finished after
+            (``screen_folder``'s ``normalized_after``), else None.
     """
 
     source: Path
@@ -89,6 +92,8 @@ class ScreenOutcome:
     out_dir: Path | None = None
     changed_files: tuple[tuple[str, str], ...] = ()
     _by_id: dict[str, Document] = field(default_factory=dict, compare=False, repr=False)
+    # ``screen_folder(normalized_after=True)``: the run's normalized/, still to be finished
+    normalized_pending: PendingNormalized | None = field(default=None, compare=False, repr=False)
 
     @property
     def documents_by_id(self) -> dict[str, Document]:
@@ -138,6 +143,7 @@ def screen_folder(
     verify_helper: bool = False,
     read_helper: bool = False,
     shown: ScreenOutcome | None = None,
+    normalized_after: bool = False,
 ) -> ScreenOutcome:
     """Screen a folder: read it (read-only), find and verify candidates, check the sources again.
 
@@ -179,6 +185,13 @@ def screen_folder(
             it is that screen's (its run_id, the same pairs and doc_ids); and a file whose
             manifest row equals one of its rows gets that row (``scan_folder``'s ``held_rows``:
             ~35 MB). The results are the same either way.
+        normalized_after: With ``with_normalized`` and ``out_dir``: do not wait for ``normalized/``
+            to be written. The outputs are published with a note in ``normalized/`` saying its
+            files are on their way, and ``outcome.normalized_pending.finish()`` (on any thread,
+            e.g. a job of the window) waits for the files still being written, writes those
+            missing and puts the folder in place. Creating one file per document is the disk's
+            work, not the screen's: 100,000 files took this machine's disk 4-45 s, mostly more
+            than the screen itself, which went at its pace.
 
     Returns:
         The outcome; outputs are written only after the screen completed.
@@ -401,10 +414,12 @@ def screen_folder(
                     nonlocal staged
                     staged = pool.submit(lambda: stage_arrays(out_path, box.pop()))
 
+                later = normalized_after and with_normalized
+                note = _normalized_later if later else None if with_normalized else _normalized_skipped
                 try:
-                    write_screen_outputs(outcome, out_path, None if with_normalized else _normalized_skipped,
+                    write_screen_outputs(outcome, out_path, note,
                                          alongside=stage if box else None, made=ahead, unchanged_from=unchanged,
-                                         normalized_ahead=_ahead(prelink, writer),
+                                         normalized_ahead=None if later else _ahead(prelink, writer),
                                          remove_old=_removed_by(checker))  # fmt: skip
                 except BaseException:
                     if staged is not None and staged.exception() is None:
@@ -415,6 +430,10 @@ def screen_folder(
                         publish_cache(out_path, staged.result())
                     except OSError as exc:  # only a later screen's speed depends on it
                         log.warning("could not write the prepare cache in %s: %s", out_path, exc)
+            if later:  # what was made ahead is the pending's now, not discarded below
+                pending = PendingNormalized(outcome, _ahead(prelink, writer))
+                prelink = writer = None
+                outcome = dataclasses.replace(outcome, normalized_pending=pending)
             progress.report("write", 1, 1)
         _release(stamps, corpus, ahead, result)
         release_free_memory()  # the stages' garbage (~150 MB at 100,000 files), not the outcome's
@@ -600,6 +619,7 @@ class _LinkedAndWritten:
 
     def __init__(self, linked: _Prelink, written: outputs.NormalizedWriter) -> None:
         self._linked, self._written = linked, written
+        self.written_part = written
         self.links_reused = True  # (False when the links could not be used: ``take`` says so)
 
     def take(self, folder: Path) -> list[str] | None:
@@ -764,6 +784,87 @@ def _normalized_skipped(folder: Path) -> None:
         "Screen again without that option to get one file per document here.\n",
         encoding="utf-8",
     )
+
+
+_LATER_NOTE = "BEING_WRITTEN.txt"
+
+
+def _normalized_later(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / _LATER_NOTE).write_text(
+        "The normalized texts of this run are written after the screen, one file per document; this\n"
+        "folder is replaced by them once they are all written. If this note stays, that was stopped (the\n"
+        "window was closed or screened again meanwhile): screen again to get them.\n",
+        encoding="utf-8",
+    )
+
+
+class PendingNormalized:
+    """A published screen's ``normalized/``, finished after it (``screen_folder``'s
+    ``normalized_after``): the files the screen's writer has still to write, those it was not
+    given, and the folder put in place of the note the outputs hold meanwhile."""
+
+    def __init__(
+        self, outcome: ScreenOutcome, ahead: _Prelink | outputs.NormalizedWriter | _LinkedAndWritten | None
+    ) -> None:
+        assert outcome.out_dir is not None
+        self._outcome, self._ahead = outcome, ahead
+        self.out_dir = outcome.out_dir
+        self.ended = threading.Event()  # set once ``finish`` returned or raised
+        self.in_place = False  # the files are the workspace's normalized/
+
+    def _writer(self) -> outputs.NormalizedWriter | None:
+        ahead = self._ahead
+        if isinstance(ahead, _LinkedAndWritten):
+            return ahead.written_part
+        return ahead if isinstance(ahead, outputs.NormalizedWriter) else None
+
+    def finish(self, progress: Progress = NULL_PROGRESS) -> bool:
+        """Write the files and put them in place (``Cancelled`` from ``progress`` stops it: the
+        note stays, nothing else is left). Whether they are in place: False when another run's
+        outputs replaced this one's meanwhile (the files are then thrown away)."""
+        outcome, out_dir = self._outcome, self.out_dir
+        folder = out_dir / CACHE_FILE.parent / f"{_WRITTEN_PREFIX}{outcome.run.run_id}"
+        usable = [d.doc_id for d in outcome.documents if d.usable or d.status == "no_shingles"]
+        ids = [i for i in usable if i in outcome.texts]
+        writer = self._writer()
+        try:
+            while writer is not None and not writer.settled(0.1):  # the files the screen gave it
+                progress.check()
+                progress.report("normalized", writer.written, len(ids))
+            progress.check()
+            linked = self._ahead.take(folder) if self._ahead is not None else None
+            self._ahead = None
+            texts = outcome.texts.lenient() if isinstance(outcome.texts, SourceTexts) else outcome.texts
+            outputs.write_normalized(folder, texts, ids, outcome.params.normalize, linked=linked, progress=progress)
+            progress.report("normalized", len(ids), len(ids))
+            if _published_run(out_dir) != outcome.run.run_id:  # screened again meanwhile
+                outputs.remove_folder(folder)
+                return False
+            place = out_dir / outputs.NORMALIZED_DIR
+            aside = out_dir / CACHE_FILE.parent / f"{_ASIDE_PREFIX}{outcome.run.run_id}"
+            os.replace(place, aside)  # the note
+            os.replace(folder, place)
+            outputs.remove_folder(aside)
+            self.in_place = True
+            return True
+        except BaseException:
+            if writer is not None:
+                writer.stop()
+            if self._ahead is not None:
+                self._ahead.discard()
+            outputs.remove_folder(folder)
+            raise
+        finally:
+            self.ended.set()
+
+
+def _published_run(out_dir: Path) -> str | None:
+    """The run_id of the outputs published in ``out_dir`` (its run.json), or None."""
+    try:
+        return json.loads((out_dir / "run.json").read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def write_screen_outputs(

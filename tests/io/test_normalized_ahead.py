@@ -8,6 +8,7 @@ that was stopped is removed by the next.
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import random
 import threading
@@ -243,3 +244,62 @@ def test_the_helper_process_links_without_loading_the_compiled_code(source, tmp_
     assert used == ["niced"]
     assert sorted(joined.split("\0")) == sorted(d for d, _, _ in rows if d in _normalized(out))
     assert len(list((out / "cache" / ".normalized-prelinked-t").iterdir())) == len(joined.split("\0"))
+
+
+def _held_writes(monkeypatch) -> threading.Event:
+    """Hold every normalized file write until the event is set (a disk slower than the screen)."""
+    go = threading.Event()
+    real = outputs._write_files
+
+    def held(folder: Path, folder_fd, files) -> None:
+        go.wait(30)
+        real(folder, folder_fd, files)
+
+    monkeypatch.setattr(outputs, "_write_files", held)
+    return go
+
+
+def test_a_screen_can_leave_its_normalized_files_to_be_finished_after_it(source, tmp_path, monkeypatch) -> None:
+    go = _held_writes(monkeypatch)
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
+    pending = outcome.normalized_pending
+    assert pending is not None and not pending.in_place
+    # Published without waiting for the disk: the run, its manifest and a note in normalized/.
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["run_id"] == outcome.run.run_id
+    assert (out / "manifest.csv").is_file()
+    assert [p.name for p in (out / "normalized").iterdir()] == ["BEING_WRITTEN.txt"]
+    go.set()
+    reports: list[tuple[str, int, int]] = []
+    assert pending.finish(CallbackProgress(lambda *r: reports.append(r), threading.Event(), 0)) is True
+    assert pending.in_place and pending.ended.is_set()
+    assert _normalized(out) == _expected(source, outcome)
+    assert _scratch(out) == []
+    assert reports[-1] == ("normalized", 31, 31)
+
+
+def test_finishing_normalized_files_can_be_stopped_and_leaves_the_note(source, tmp_path, monkeypatch) -> None:
+    go = _held_writes(monkeypatch)
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
+    stop = threading.Event()
+    stop.set()
+    go.set()
+    with pytest.raises(Cancelled):
+        outcome.normalized_pending.finish(CallbackProgress(None, stop, 0))
+    assert outcome.normalized_pending.ended.is_set() and not outcome.normalized_pending.in_place
+    assert [p.name for p in (out / "normalized").iterdir()] == ["BEING_WRITTEN.txt"]
+    assert _scratch(out) == []
+    # The next screen writes them.
+    again = screen_folder(source, PARAMS, out_dir=out)
+    assert _normalized(out) == _expected(source, again)
+
+
+def test_normalized_files_of_a_run_screened_again_meanwhile_are_not_put_in_place(source, tmp_path) -> None:
+    out = tmp_path / "ws"
+    first = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
+    (source / "05.txt").write_text("另一篇完全不同的文章。" * 20, encoding="utf-8")
+    second = screen_folder(source, PARAMS, out_dir=out)
+    assert first.normalized_pending.finish() is False
+    assert _normalized(out) == _expected(source, second)
+    assert _scratch(out) == []
