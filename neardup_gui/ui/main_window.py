@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
+    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -148,6 +149,11 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.main_splitter, 1)
         self.setCentralWidget(central)
         self.statusBar().addPermanentWidget(self.progress)
+        # The last screen's normalized/ while it is written after the results are shown
+        self.normalized_status = QLabel()
+        self.normalized_status.hide()
+        self.statusBar().addPermanentWidget(self.normalized_status)
+        self._pending_normalized: tasks.PendingNormalized | None = None
 
     def _connect(self) -> None:
         self.source_bar.choose_source_requested.connect(self.choose_source)
@@ -302,6 +308,7 @@ class MainWindow(QMainWindow):
             self.show_error(self.tr("Parameters not valid"), str(exc))
             return False
         self.settings.set_last_params(params)
+        self._stop_normalized()  # the new screen writes them (and may want the same workspace)
         self.jobs.cancel("boilerplate")  # the screen needs both cores; a new search follows it
         self.review.pause(self.tr("Deciding resumes when the screen ends."))
         self._screen_started = time.monotonic()
@@ -309,6 +316,7 @@ class MainWindow(QMainWindow):
         options = ScreenOptions(
             with_normalized=self.settings.write_normalized(), reread=self.settings.reread_all(),
             shown=self.outcome,  # its pairs and rows are taken over as they are held (tasks.screen_folder)
+            normalized_after=True,  # the results are shown while the disk creates the files
         )
         self.runner.start(self.source, params, self.workspace, options)
         return True
@@ -388,6 +396,48 @@ class MainWindow(QMainWindow):
                 changed,
             )
         self.outcome_shown.emit(outcome)
+        if outcome.normalized_pending is not None:
+            self._finish_normalized(outcome.normalized_pending)
+
+    # -- normalized/ written after the screen ----------------------------------------------------
+    def _finish_normalized(self, pending: tasks.PendingNormalized) -> None:
+        """Write the screen's normalized/ in the background while its results are reviewed (one
+        file per document: on a slow disk that takes longer than the screen)."""
+        self._pending_normalized = pending
+        self.normalized_status.setText(self.tr("Writing the normalized texts…"))
+        self.normalized_status.show()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if self._pending_normalized is pending:
+                self.normalized_status.setText(self.tr("Writing the normalized texts: {0:,} of {1:,}").format(done, total))
+
+        def done(in_place: object) -> None:
+            self._normalized_ended(pending)
+            if in_place:
+                self.statusBar().showMessage(self.tr("Normalized texts written to {0}").format(
+                    pending.out_dir / "normalized"), 5000)  # fmt: skip
+
+        def failed(message: str, details: str) -> None:
+            self._normalized_ended(pending)
+            self.statusBar().showMessage(self.tr("The normalized texts could not be written: {0}").format(message), 10000)
+
+        self.jobs.start("normalized", pending.finish, done, failed, progress)
+
+    def _normalized_ended(self, pending: tasks.PendingNormalized) -> None:
+        if self._pending_normalized is pending:
+            self._pending_normalized = None
+            self.normalized_status.hide()
+
+    def _stop_normalized(self) -> None:
+        """Stop writing the last screen's normalized/ (its folder keeps a note saying so; the next
+        screen into that workspace writes them) and wait for it to let go of the workspace."""
+        pending = self._pending_normalized
+        if pending is None:
+            return
+        self.jobs.cancel("normalized")
+        if not pending.ended.wait(10):  # it checks between batches of files: well under a second
+            log.warning("writing the normalized texts in %s did not stop in time", pending.out_dir)
+        self._normalized_ended(pending)
 
     def _on_screen_cancelled(self) -> None:
         self.review.resume()
@@ -423,6 +473,9 @@ class MainWindow(QMainWindow):
         return box
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self._pending_normalized is not None:
+            log.info("window closed while writing the normalized texts in %s; the next screen writes them",
+                     self._pending_normalized.out_dir)  # fmt: skip
         self.runner.shutdown()
         self.jobs.shutdown()
         self.diff_view.shutdown()

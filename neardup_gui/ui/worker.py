@@ -68,11 +68,14 @@ class ScreenOptions:
         with_normalized: Also write ``normalized/`` (one file per document) into the workspace.
         reread: Open and hash every file, also those unchanged since the last screen into it.
         shown: The result the window shows (``tasks.screen_folder``'s ``shown``).
+        normalized_after: Publish the run without waiting for ``normalized/`` (``tasks.screen_folder``'s
+            ``normalized_after``): the outcome's ``normalized_pending`` finishes it.
     """
 
     with_normalized: bool = True
     reread: bool = False
     shown: tasks.ScreenOutcome | None = None
+    normalized_after: bool = False
 
 
 class ScreenWorker(QObject):
@@ -119,7 +122,7 @@ class ScreenWorker(QObject):
                 outcome = tasks.screen_folder(
                     self.source, self.params, out_dir=self.out_dir, progress=progress,
                     with_normalized=options.with_normalized, reread=options.reread, read_helper=True,
-                    verify_helper=True, shown=options.shown,
+                    verify_helper=True, shown=options.shown, normalized_after=options.normalized_after,
                 )  # fmt: skip
                 # Helper processes for large folders, where they pay (core.helper, io.corpus): the
                 # app's entry points are guarded and the bundle calls freeze_support. The crash once

@@ -1491,7 +1491,7 @@ As recorded: {1}</source>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../neardup_gui/ui/main_window.py" line="+91"/>
+        <location filename="../../neardup_gui/ui/main_window.py" line="+92"/>
         <source>Open &amp;recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
@@ -1541,7 +1541,7 @@ As recorded: {1}</source>
         <translation>源文件夹</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+61"/>
         <source>Choose the source folder</source>
         <translation>选择源文件夹</translation>
     </message>
@@ -1601,12 +1601,12 @@ As recorded: {1}</source>
         <translation>参数无效</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Deciding resumes when the screen ends.</source>
         <translation>筛查结束后可继续审核。</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+72"/>
         <source>{0} pairs among {1} files ({2} compared) in {3:.1f} s.</source>
         <translation>{1} 个文件（比较了 {2} 个）中找到 {0} 个文本对，用时 {3:.1f} 秒。</translation>
     </message>
@@ -1621,7 +1621,27 @@ As recorded: {1}</source>
         <translation>有 {0} 个文件在读取期间被改动；请重新筛查以获得最新结果。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+14"/>
+        <source>Writing the normalized texts…</source>
+        <translation>正在写入规范化文本…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Writing the normalized texts: {0:,} of {1:,}</source>
+        <translation>正在写入规范化文本：{0:,} / {1:,}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Normalized texts written to {0}</source>
+        <translation>规范化文本已写入 {0}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The normalized texts could not be written: {0}</source>
+        <translation>无法写入规范化文本：{0}</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Screen cancelled; the previous results are still shown.</source>
         <translation>筛查已取消；仍显示上一次的结果。</translation>
     </message>
@@ -2483,7 +2503,7 @@ As recorded: {1}</source>
 <context>
     <name>WorkspaceController</name>
     <message>
-        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+112"/>
+        <location filename="../../neardup_gui/ui/workspace_controller.py" line="+115"/>
         <source>Open a workspace (a folder with session.sqlite)</source>
         <translation>打开工作区（含有 session.sqlite 的文件夹）</translation>
     </message>

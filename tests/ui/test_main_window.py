@@ -503,3 +503,65 @@ def test_showing_a_result_repaints_the_window_in_a_later_pass_of_the_event_loop(
     assert window.candidate_view.current_candidate() is not None
     image = window.candidate_view.grab().toImage()  # drawn: not one flat colour
     assert len({image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}) > 2
+
+
+def test_the_results_are_shown_while_the_normalized_texts_are_still_being_written(
+    qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A disk slower than the screen: the results come first, normalized/ holds a note meanwhile
+    and the status bar says what is being written; then the files take its place."""
+    import threading
+
+    from neardup_gui.io import outputs
+
+    go = threading.Event()
+    real = outputs._write_files
+
+    def slow_disk(folder, folder_fd, files) -> None:
+        go.wait(30)
+        real(folder, folder_fd, files)
+
+    monkeypatch.setattr(outputs, "_write_files", slow_disk)
+    window = make_window(sample, tmp_path / "ws")
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    folder = tmp_path / "ws" / "normalized"
+    assert window.candidate_model.rowCount() > 0
+    assert [p.name for p in folder.iterdir()] == ["BEING_WRITTEN.txt"]
+    assert not window.normalized_status.isHidden() and "normalized" in window.normalized_status.text()
+    go.set()
+    qtbot.waitUntil(window.normalized_status.isHidden, timeout=SCREEN_TIMEOUT_MS)
+    usable = [d for d in window.outcome.documents if d.usable or d.status == "no_shingles"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{d.doc_id}.txt" for d in usable)
+
+
+def test_a_new_screen_stops_the_last_ones_normalized_texts_and_writes_its_own(
+    qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    import threading
+
+    from neardup_gui.io import outputs
+
+    go = threading.Event()
+    real = outputs._write_files
+
+    def slow_disk(folder, folder_fd, files) -> None:
+        go.wait(30)
+        real(folder, folder_fd, files)
+
+    monkeypatch.setattr(outputs, "_write_files", slow_disk)
+    window = make_window(sample, tmp_path / "ws")
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    first = window.outcome.normalized_pending
+    assert first is not None and not first.ended.is_set()
+    monkeypatch.setattr(outputs, "_write_files", real)  # a quick disk from now on
+    go.set()
+    with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
+        assert window.start_screen()
+    assert first.ended.is_set() and not first.in_place  # stopped before the second screen began
+    qtbot.waitUntil(window.normalized_status.isHidden, timeout=SCREEN_TIMEOUT_MS)
+    folder = tmp_path / "ws" / "normalized"
+    usable = [d for d in window.outcome.documents if d.usable or d.status == "no_shingles"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{d.doc_id}.txt" for d in usable)
+    assert not [p for p in (tmp_path / "ws" / "cache").iterdir() if p.name.startswith(".normalized")]
