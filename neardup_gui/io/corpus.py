@@ -322,6 +322,7 @@ class SourceTexts(Mapping[str, str]):
         docs: Mapping[str, Document] | None = None,
         _lenient: bool = False,
         _shared: tuple[dict[str, Document], dict[str, str], dict[str, Document]] | None = None,
+        _keep: bool = True,
     ) -> None:
         self.root = root
         self._read = read
@@ -329,6 +330,7 @@ class SourceTexts(Mapping[str, str]):
             _shared = (dict(later or {}), {}, dict(docs if docs is not None else later or {}))
         self._later, self.failures, self._docs = _shared
         self._lenient = _lenient
+        self._keep = _keep
 
     def __getitem__(self, doc_id: str) -> str:
         text = self._read.get(doc_id)
@@ -346,8 +348,9 @@ class SourceTexts(Mapping[str, str]):
             except (OSError, CorpusError, ValueError) as exc:  # ValueError: no longer decodes as recorded
                 self.failures[doc.path] = str(exc) or type(exc).__name__
             else:
-                self._read[doc_id] = text  # before it leaves ``_later``: always found in one
-                self._later.pop(doc_id, None)
+                if self._keep:
+                    self._read[doc_id] = text  # before it leaves ``_later``: always found in one
+                    self._later.pop(doc_id, None)
                 return text
         if self._lenient:
             return ""
@@ -405,6 +408,12 @@ class SourceTexts(Mapping[str, str]):
     def lenient(self) -> SourceTexts:
         """A view of the same texts that gives "" for a text that cannot be read (see above)."""
         return SourceTexts(self.root, self._read, _lenient=True, _shared=(self._later, self.failures, self._docs))
+
+    def passing(self) -> SourceTexts:
+        """``lenient``, and a text read from its file is given without being kept (a pass over
+        many texts, e.g. normalized/ written after a large screen, holds none of them after)."""
+        return SourceTexts(self.root, self._read, _lenient=True, _shared=(self._later, self.failures, self._docs),
+                           _keep=False)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -648,8 +648,10 @@ class NormalizedWriter:
 
     links_reused = False  # only the files it was given: the earlier run's reusable ones are not in it
 
-    def __init__(self, folder: Path) -> None:
-        """Creates ``folder`` (FileExistsError if it exists; OSError if it cannot be made)."""
+    def __init__(self, folder: Path, wait: bool = True) -> None:
+        """Creates ``folder`` (FileExistsError if it exists; OSError if it cannot be made).
+        ``wait``: ``add`` waits while the writing is behind; else it leaves that batch out
+        (``skipped``: its files are for whoever completes the folder, ``write_normalized(linked=)``)."""
         folder.mkdir()
         self.path = folder
         self._handle = ExitStack()
@@ -665,12 +667,16 @@ class NormalizedWriter:
         self._written: list[str] = []
         self._failed: BaseException | None = None
         self._closed = self._taken = self._dropped = False
+        self._wait = wait
+        self.skipped = 0  # documents left out (not ``wait``)
 
     def add(self, doc_ids: Sequence[str], cps: Sequence[np.ndarray]) -> None:
         """Queue the files of these documents (their normalized code points, not changed after)."""
         if self._closed or self._failed is not None:
             return
-        self._room.acquire()
+        if not self._room.acquire(blocking=self._wait):
+            self.skipped += len(doc_ids)  # (on the preparing threads: counted roughly)
+            return
         with self._queue_changed:
             self._queued += 1
         try:

@@ -190,7 +190,7 @@ def screen_folder(
             files are on their way, and ``outcome.normalized_pending.finish()`` (on any thread,
             e.g. a job of the window) waits for the files still being written, writes those
             missing and puts the folder in place. Creating one file per document is the disk's
-            work, not the screen's: 100,000 files took this machine's disk 4-45 s, mostly more
+            work, not the screen's: 100,000 files took this machine's disk 4-46 s, mostly more
             than the screen itself, which went at its pace.
 
     Returns:
@@ -281,7 +281,9 @@ def screen_folder(
     # not be kept for it.
     writer = made_dirs = None
     if (prelink is None or linker is not None) and with_normalized and out_path is not None:
-        writer, made_dirs = _normalized_writer(out_path)
+        # (a screen that does not wait for normalized/ does not wait for its writer either: the batches
+        # it is behind on are written after the screen, from the texts)
+        writer, made_dirs = _normalized_writer(out_path, wait=not normalized_after)
     # Past RELEASE_TEXTS_CHARS the texts are dropped once queued for preparing and read again for the
     # pairs (~13 % of the files at 100,000), unless normalized/ will want every one of them at the end.
     release = (
@@ -519,7 +521,7 @@ def prelink_pays(unchanged: int) -> bool:
     return unchanged >= PRELINK_MIN and usable_cores() >= 2
 
 
-def _normalized_writer(out_dir: Path) -> tuple[outputs.NormalizedWriter | None, list[Path]]:
+def _normalized_writer(out_dir: Path, wait: bool = True) -> tuple[outputs.NormalizedWriter | None, list[Path]]:
     """A writer for the screen's normalized files in a new folder of ``out_dir``'s ``cache/``
     (those left by a screen that was stopped are removed first), and the folders made for it
     (the workspace, its ``cache/``: removed again if a cancelled screen leaves them empty); no
@@ -530,7 +532,7 @@ def _normalized_writer(out_dir: Path) -> tuple[outputs.NormalizedWriter | None, 
         cache_dir.mkdir(parents=True, exist_ok=True)
         for old in [p for p in cache_dir.iterdir() if p.name.startswith(_WRITTEN_PREFIX)]:
             outputs.remove_folder(old)
-        return outputs.NormalizedWriter(cache_dir / f"{_WRITTEN_PREFIX}{time.time_ns()}-{os.getpid()}"), made
+        return outputs.NormalizedWriter(cache_dir / f"{_WRITTEN_PREFIX}{time.time_ns()}-{os.getpid()}", wait), made
     except OSError as exc:
         log.warning("cannot write normalized files during the screen in %s (%s); writing them at the end",
                     cache_dir, exc)  # fmt: skip
@@ -835,8 +837,12 @@ class PendingNormalized:
             progress.check()
             linked = self._ahead.take(folder) if self._ahead is not None else None
             self._ahead = None
-            texts = outcome.texts.lenient() if isinstance(outcome.texts, SourceTexts) else outcome.texts
+            # (texts read again from their files are not kept: a large result's would all come back)
+            texts = outcome.texts.passing() if isinstance(outcome.texts, SourceTexts) else outcome.texts
+            failures = texts.failures if isinstance(texts, SourceTexts) else {}
+            before = set(failures)
             outputs.write_normalized(folder, texts, ids, outcome.params.normalize, linked=linked, progress=progress)
+            _not_written(folder, outcome, sorted(set(failures) - before))
             progress.report("normalized", len(ids), len(ids))
             if _published_run(out_dir) != outcome.run.run_id:  # screened again meanwhile
                 outputs.remove_folder(folder)
@@ -857,6 +863,25 @@ class PendingNormalized:
             raise
         finally:
             self.ended.set()
+
+
+def _not_written(folder: Path, outcome: ScreenOutcome, changed: list[str]) -> None:
+    """Files read again after the screen that were no longer as screened (``SourceTexts`` gives
+    their text as ""): their normalized files are removed, and a note in ``folder`` names them."""
+    if not changed:
+        return
+    doc_ids = {d.path: d.doc_id for d in outcome.documents}
+    for path in changed:
+        if path in doc_ids:
+            (folder / f"{doc_ids[path]}.txt").unlink(missing_ok=True)
+    (folder / _CHANGED_NOTE).write_text(
+        "These files changed or could not be read after the screen, so their normalized texts are not here\n"
+        "(screen again to compare them as they are now):\n" + "".join(f"{path}\n" for path in changed),
+        encoding="utf-8",
+    )
+
+
+_CHANGED_NOTE = "NOT_WRITTEN.txt"
 
 
 def _published_run(out_dir: Path) -> str | None:

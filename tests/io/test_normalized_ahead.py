@@ -303,3 +303,46 @@ def test_normalized_files_of_a_run_screened_again_meanwhile_are_not_put_in_place
     assert first.normalized_pending.finish() is False
     assert _normalized(out) == _expected(source, second)
     assert _scratch(out) == []
+
+
+def test_a_writer_that_need_not_wait_leaves_out_what_it_is_behind_on(tmp_path, monkeypatch) -> None:
+    options = NormalizeOptions()
+    texts = {f"d{i:03d}": f"第{i}篇文章的正文。" * 3 for i in range(200)}
+    ids = sorted(texts)
+    go = _held_writes(monkeypatch)
+    writer = outputs.NormalizedWriter(tmp_path / "scratch", wait=False)
+    batches = [ids[lo : lo + 10] for lo in range(0, len(ids), 10)]  # 20 batches, 16 let wait at once
+    for batch in batches:
+        writer.add(batch, normalize_batch([texts[d] for d in batch], options))  # returns at once
+    assert writer.skipped == 40
+    go.set()
+    written = writer.take(tmp_path / "normalized")
+    assert sorted(written) == [d for batch in batches[:16] for d in batch]
+
+
+def test_a_screen_that_does_not_wait_writes_what_its_writer_left_out_after_it(source, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(outputs, "_WRITER_BATCHES_AHEAD", 0)  # the writer always behind: every batch left out
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
+    assert [p.name for p in (out / "normalized").iterdir()] == ["BEING_WRITTEN.txt"]
+    assert outcome.normalized_pending.finish() is True
+    assert _normalized(out) == _expected(source, outcome)
+    assert _scratch(out) == []
+
+
+def test_a_file_changed_before_its_normalized_text_is_written_is_named_not_written(
+    source, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.setattr(outputs, "_WRITER_BATCHES_AHEAD", 0)  # every text written after the screen
+    out = tmp_path / "ws"
+    outcome = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
+    outcome.texts.forget()  # as a large result does: its texts are read again when wanted
+    (source / "07.txt").write_text("屏幕之后改过的文章。" * 30, encoding="utf-8")  # while the result is reviewed
+    assert outcome.normalized_pending.finish() is True
+    expected = _expected(source, outcome)
+    changed = next(d.doc_id for d in outcome.documents if d.path == "07.txt")
+    written = _normalized(out)
+    note = written.pop("NOT_WRITTEN")
+    assert "07.txt" in note and changed not in written
+    assert written == {d: t for d, t in expected.items() if d != changed}
+    assert outcome.texts.held_chars == 0  # the texts read again for it were not kept
