@@ -505,11 +505,9 @@ def test_showing_a_result_repaints_the_window_in_a_later_pass_of_the_event_loop(
     assert len({image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}) > 2
 
 
-def test_the_results_are_shown_while_the_normalized_texts_are_still_being_written(
-    qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
-) -> None:
-    """A disk slower than the screen: the results come first, normalized/ holds a note meanwhile
-    and the status bar says what is being written; then the files take its place."""
+def _slow_disk(monkeypatch):  # type: ignore[no-untyped-def]
+    """Hold every normalized file write until the returned event is set (also returned: the
+    writing as it was)."""
     import threading
 
     from neardup_gui.io import outputs
@@ -517,11 +515,20 @@ def test_the_results_are_shown_while_the_normalized_texts_are_still_being_writte
     go = threading.Event()
     real = outputs._write_files
 
-    def slow_disk(folder, folder_fd, files) -> None:
+    def held(folder, folder_fd, files) -> None:  # type: ignore[no-untyped-def]
         go.wait(30)
         real(folder, folder_fd, files)
 
-    monkeypatch.setattr(outputs, "_write_files", slow_disk)
+    monkeypatch.setattr(outputs, "_write_files", held)
+    return go, real
+
+
+def test_the_results_are_shown_while_the_normalized_texts_are_still_being_written(
+    qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """A disk slower than the screen: the results come first, normalized/ holds a note meanwhile
+    and the status bar says what is being written; then the files take its place."""
+    go, _ = _slow_disk(monkeypatch)
     window = make_window(sample, tmp_path / "ws")
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
@@ -538,25 +545,18 @@ def test_the_results_are_shown_while_the_normalized_texts_are_still_being_writte
 def test_a_new_screen_stops_the_last_ones_normalized_texts_and_writes_its_own(
     qtbot, make_window, sample: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    import threading
-
-    from neardup_gui.io import outputs
-
-    go = threading.Event()
-    real = outputs._write_files
-
-    def slow_disk(folder, folder_fd, files) -> None:
-        go.wait(30)
-        real(folder, folder_fd, files)
-
-    monkeypatch.setattr(outputs, "_write_files", slow_disk)
+    go, real = _slow_disk(monkeypatch)
     window = make_window(sample, tmp_path / "ws")
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
     first = window.outcome.normalized_pending
     assert first is not None and not first.ended.is_set()
+    from neardup_gui.io import outputs
+
     monkeypatch.setattr(outputs, "_write_files", real)  # a quick disk from now on
-    go.set()
+    import threading
+
+    threading.Timer(0.5, go.set).start()  # the batch being written when it is stopped goes on then
     with qtbot.waitSignal(window.outcome_shown, timeout=SCREEN_TIMEOUT_MS):
         assert window.start_screen()
     assert first.ended.is_set() and not first.in_place  # stopped before the second screen began
