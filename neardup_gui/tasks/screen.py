@@ -191,7 +191,9 @@ def screen_folder(
             e.g. a job of the window) waits for the files still being written, writes those
             missing and puts the folder in place. Creating one file per document is the disk's
             work, not the screen's: 100,000 files took this machine's disk 4-46 s, mostly more
-            than the screen itself, which went at its pace.
+            than the screen itself, which went at its pace. Nor does the screen wait for its
+            writer: what it is behind on is written by ``finish``. Not finished, the note stays
+            (the next screen into the workspace writes every file and clears the scratch folder).
 
     Returns:
         The outcome; outputs are written only after the screen completed.
