@@ -843,7 +843,8 @@ class PendingNormalized:
             texts = outcome.texts.passing() if isinstance(outcome.texts, SourceTexts) else outcome.texts
             failures = texts.failures if isinstance(texts, SourceTexts) else {}
             before = set(failures)
-            outputs.write_normalized(folder, texts, ids, outcome.params.normalize, linked=linked, progress=progress)
+            counted = _AfterThose(progress, len(linked or ()), len(ids))  # one count from 0 to all of them
+            outputs.write_normalized(folder, texts, ids, outcome.params.normalize, linked=linked, progress=counted)
             _not_written(folder, outcome, sorted(set(failures) - before))
             progress.report("normalized", len(ids), len(ids))
             if _published_run(out_dir) != outcome.run.run_id:  # screened again meanwhile
@@ -865,6 +866,20 @@ class PendingNormalized:
             raise
         finally:
             self.ended.set()
+
+
+class _AfterThose:
+    """Reports a count that starts after ``before`` of ``total`` (``write_normalized`` counts the
+    files it writes, after those already linked or written), and passes the checks through."""
+
+    def __init__(self, progress: Progress, before: int, total: int) -> None:
+        self._progress, self._before, self._total = progress, before, total
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        self._progress.report(stage, min(self._before + done, self._total), self._total)
+
+    def check(self) -> None:
+        self._progress.check()
 
 
 def _not_written(folder: Path, outcome: ScreenOutcome, changed: list[str]) -> None:

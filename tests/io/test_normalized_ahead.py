@@ -325,7 +325,10 @@ def test_a_screen_that_does_not_wait_writes_what_its_writer_left_out_after_it(so
     out = tmp_path / "ws"
     outcome = screen_folder(source, PARAMS, out_dir=out, normalized_after=True)
     assert [p.name for p in (out / "normalized").iterdir()] == ["BEING_WRITTEN.txt"]
-    assert outcome.normalized_pending.finish() is True
+    reports: list[tuple[int, int]] = []
+    progress = CallbackProgress(lambda stage, done, total: reports.append((done, total)), threading.Event(), 0)
+    assert outcome.normalized_pending.finish(progress) is True
+    assert reports[-1] == (31, 31) and {t for _, t in reports} == {31}  # one count of them all
     assert _normalized(out) == _expected(source, outcome)
     assert _scratch(out) == []
 
