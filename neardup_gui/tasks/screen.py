@@ -623,8 +623,12 @@ class _LinkedAndWritten:
 
     def __init__(self, linked: _Prelink, written: outputs.NormalizedWriter) -> None:
         self._linked, self._written = linked, written
-        self.written_part = written
         self.links_reused = True  # (False when the links could not be used: ``take`` says so)
+
+    @property
+    def written_part(self) -> outputs.NormalizedWriter:
+        """The writer of the documents prepared."""
+        return self._written
 
     def take(self, folder: Path) -> list[str] | None:
         linked = self._linked.take(folder)
@@ -781,9 +785,14 @@ def _taken_over_unchanged(
     return previous.run_id, [id(c) in theirs for c in candidates]
 
 
+# The note in a normalized/ folder naming what is not there (the whole run's texts, or the files
+# changed before their text was written after the run)
+_NOT_WRITTEN_NOTE = "NOT_WRITTEN.txt"
+
+
 def _normalized_skipped(folder: Path) -> None:
     folder.mkdir(parents=True)
-    (folder / "NOT_WRITTEN.txt").write_text(
+    (folder / _NOT_WRITTEN_NOTE).write_text(
         "The normalized texts were not written for this run (screen --no-normalized).\n"
         "Screen again without that option to get one file per document here.\n",
         encoding="utf-8",
@@ -894,14 +903,12 @@ def _not_written(folder: Path, outcome: ScreenOutcome, changed: list[str]) -> No
     for path in changed:
         if path in doc_ids:
             (folder / f"{doc_ids[path]}.txt").unlink(missing_ok=True)
-    (folder / _CHANGED_NOTE).write_text(
+    (folder / _NOT_WRITTEN_NOTE).write_text(
         "These files changed or could not be read after the screen, so their normalized texts are not here\n"
         "(screen again to compare them as they are now):\n" + "".join(f"{path}\n" for path in changed),
         encoding="utf-8",
+        errors="backslashreplace",
     )
-
-
-_CHANGED_NOTE = "NOT_WRITTEN.txt"
 
 
 def _published_run(out_dir: Path) -> str | None:
